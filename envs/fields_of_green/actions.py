@@ -1,0 +1,100 @@
+"""The one action numbering shared by every decision kind (a single ``Discrete`` space).
+
+The table is declared once in ``ActionLayout.RANGES``; the README's action table is generated from
+it (``ActionLayout.table()``). Ranges depend on the farm size (``cells = farm_size**2``) and on the
+number of Equipment tiles in the card set (a set-aside slot per tile).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+
+# Draw splits: every (Field, Livestock, Construction, Building) count vector with sum <= 6. The rules'
+# normal case uses the 50 vectors of sum 6 with >= 3 non-zero entries (FOG-DRAW-4); the others are
+# reachable only when piles run short (FOG-RUL-14), so the numbering covers them too.
+SPLITS: tuple[tuple[int, int, int, int], ...] = tuple(
+    s for s in product(range(7), repeat=4) if sum(s) <= 6
+)
+SPLIT_INDEX = {s: i for i, s in enumerate(SPLITS)}
+MAX_HAND = 6  # hand size before the first pick; also the largest 2-player display (FOG-2P-10)
+MARKET_SALES = 3  # sell 0, 1 or 2 food (FOG-ACT-MARKET-2)
+EQUIPMENT_DRAW = 3  # tiles drawn when gaining equipment (FOG-EQUIP-2)
+ABILITY_OPTIONS = 4  # a trade done 0..3 times
+
+# (name, size expression, meaning). Sizes: "cells" = farm_size**2, "tiles" = equipment tiles in the set.
+RANGES: tuple[tuple[str, str, str], ...] = (
+    ("split", "splits", "upkeep draw: take the split SPLITS[i] = (Field, Livestock, Construction, Building)"),
+    ("pick", "hand", "pick the card in hand/display slot i (slots sorted by card id)"),
+    ("build", "cells", "A: build the picked location at cell i"),
+    ("tower", "cells", "B: build a Water Tower at cell i (discard the pick, pay 2 coins)"),
+    ("silo", "cells", "C: build a Silo at cell i (discard the pick)"),
+    ("market", "market", "D: go to market selling i food (gain 2 + 2*i coins)"),
+    ("restore", "cells", "E: restore the fallow card at cell i (discard the pick, pay 1 coin)"),
+    ("pay_water", "cells", "pay one water of the current cost from the tower at cell i"),
+    ("store_water", "cells", "put one gained water on the tower at cell i"),
+    ("harvest", "cells", "harvest: pay and apply the harvest ability of the location at cell i"),
+    ("harvest_end", "one", "harvest: end this harvest (unpaid locations turn fallow)"),
+    ("keep_equipment", "draw", "keep drawn equipment tile i (the others go to the bottom)"),
+    ("place_equipment", "cells", "place the kept equipment tile on the location at cell i"),
+    ("set_aside", "one", "set the kept equipment tile aside"),
+    ("attach", "tiles", "while building: attach set-aside tile i to the new location"),
+    ("attach_done", "one", "while building: attach no more set-aside tiles"),
+    ("ability_target", "cells", "card ability: choose the tower/silo at cell i"),
+    ("ability_option", "options", "card ability: do the trade i times"),
+    ("noop", "one", "parallel env only: wait (no decision for this agent)"),
+)
+
+
+@dataclass(frozen=True)
+class ActionRange:
+    name: str
+    start: int
+    size: int
+    meaning: str
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.size
+
+
+class ActionLayout:
+    """Maps (kind, argument) <-> action index for one farm size and equipment count."""
+
+    def __init__(self, farm_size: int, equipment_tiles: int = 30):
+        self.farm_size = farm_size
+        self.cells = farm_size * farm_size
+        self.equipment_tiles = max(1, equipment_tiles)
+        sizes = {
+            "splits": len(SPLITS), "hand": MAX_HAND, "cells": self.cells, "market": MARKET_SALES,
+            "one": 1, "draw": EQUIPMENT_DRAW, "tiles": self.equipment_tiles, "options": ABILITY_OPTIONS,
+        }
+        self.ranges: dict[str, ActionRange] = {}
+        start = 0
+        for name, size_key, meaning in RANGES:
+            self.ranges[name] = ActionRange(name, start, sizes[size_key], meaning)
+            start += sizes[size_key]
+        self.size = start
+        self._kind_of = [""] * self.size
+        for r in self.ranges.values():
+            for i in range(r.start, r.stop):
+                self._kind_of[i] = r.name
+        for name, r in self.ranges.items():
+            setattr(self, name.upper(), r.start)  # e.g. layout.BUILD + cell
+
+    def index(self, kind: str, arg: int = 0) -> int:
+        r = self.ranges[kind]
+        if not 0 <= arg < r.size:
+            raise ValueError(f"argument {arg} out of range for action kind {kind!r} (0..{r.size - 1})")
+        return r.start + arg
+
+    def decode(self, action: int) -> tuple[str, int]:
+        """(kind, argument) of an action index."""
+        if not isinstance(action, (int,)) or isinstance(action, bool) or not 0 <= action < self.size:
+            raise ValueError(f"action {action!r} is outside the action space 0..{self.size - 1}")
+        kind = self._kind_of[action]
+        return kind, action - self.ranges[kind].start
+
+    def table(self) -> list[tuple[str, int, int, str]]:
+        """Rows (kind, first index, last index, meaning) for docs."""
+        return [(r.name, r.start, r.stop - 1, r.meaning) for r in self.ranges.values()]

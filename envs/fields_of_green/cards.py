@@ -1,0 +1,310 @@
+"""Card and equipment records, and loading a card set from YAML with validation (FOG-RUL-1, FOG-RUL-2).
+
+Card data is data: the engine never names a card. A malformed file raises :class:`CardSetError`
+naming the file, the entry and the field, so a user editing their own set sees where it went wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from . import effects
+
+PILES: tuple[str, ...] = ("Field", "Livestock", "Construction", "Building")
+SUBTYPES: dict[str, tuple[str, ...]] = {
+    "Field": ("cereal", "fruit", "vegetable"),
+    "Livestock": ("dairy", "meat", "poultry", "work"),
+    "Construction": (),
+    "Building": (),
+}
+ALL_SUBTYPES: tuple[str, ...] = SUBTYPES["Field"] + SUBTYPES["Livestock"]
+HOST_TYPES: tuple[str, ...] = PILES + ("WaterTower", "Silo")
+ABILITY_KINDS: tuple[str, ...] = ("immediate", "harvest", "end_game")
+EQUIPMENT_TIMINGS: tuple[str, ...] = ("on_place", "permanent", "harvest", "end_game")
+RESOURCES: tuple[str, ...] = ("coins", "water", "food")
+
+DEFAULT_CARD_SET = Path(__file__).parent / "data" / "base_set.yaml"
+
+
+class CardSetError(ValueError):
+    """A card-set file that does not follow data/FORMAT.md."""
+
+
+@dataclass(frozen=True)
+class Cost:
+    coins: int = 0
+    water: int = 0
+    food: int = 0
+
+    def is_free(self) -> bool:
+        return not (self.coins or self.water or self.food)
+
+
+@dataclass(frozen=True)
+class Ability:
+    kind: str  # immediate | harvest | end_game
+    effect: tuple[dict, ...]
+    cost: Cost = Cost()  # harvest cost (FOG-CARD-10); zero for other kinds
+
+
+@dataclass(frozen=True)
+class LocationCard:
+    """One design of location card; ``copies`` physical cards share it."""
+
+    design: int  # index of the design in the set (stable: file order)
+    name: str
+    pile: str
+    subtype: str | None
+    cost: Cost
+    vp: int
+    ability: Ability | None
+    copies: int
+
+    @property
+    def coin_cost(self) -> int:
+        return self.cost.coins
+
+    @property
+    def water_cost(self) -> int:
+        return self.cost.water
+
+    @property
+    def food_cost(self) -> int:
+        return self.cost.food
+
+    @property
+    def ability_kind(self) -> str:
+        return self.ability.kind if self.ability else "none"
+
+    @property
+    def harvest_cost(self) -> Cost:
+        return self.ability.cost if self.ability and self.ability.kind == "harvest" else Cost()
+
+    @property
+    def text(self) -> str:
+        from .card_text import location_text
+
+        return location_text(self)
+
+
+@dataclass(frozen=True)
+class Equipment:
+    design: int
+    name: str
+    host: str  # a pile name, WaterTower or Silo
+    keyword: str | None  # an ability kind or a sub-type the host must have (FOG-EQUIP-5)
+    timing: str
+    effect: tuple[dict, ...]
+    copies: int
+
+    @property
+    def host_type(self) -> str:
+        return self.host
+
+    @property
+    def text(self) -> str:
+        from .card_text import equipment_text
+
+        return equipment_text(self)
+
+
+@dataclass
+class CardSet:
+    """A validated card set. ``locations`` and ``equipment`` list physical cards (copies expanded),
+    so ``cards.locations[i]`` is card id ``i`` in the engine."""
+
+    name: str
+    path: str
+    location_designs: list[LocationCard]
+    equipment_designs: list[Equipment]
+    tower_count: int = 20
+    tower_capacity: int = 3
+    tower_start_water: int = 3
+    silo_count: int = 14
+    silo_capacity: int = 4
+    pile_size: int = 33
+    locations: list[LocationCard] = field(default_factory=list)
+    equipment: list[Equipment] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.locations = [d for d in self.location_designs for _ in range(d.copies)]
+        self.equipment = [e for e in self.equipment_designs for _ in range(e.copies)]
+
+    def pile_cards(self, pile: str) -> list[int]:
+        """Card ids of one main pile, in id order."""
+        return [i for i, c in enumerate(self.locations) if c.pile == pile]
+
+
+# --------------------------------------------------------------------------------------------
+# Loading and validation
+
+
+class _Where:
+    """Builds error messages that name file, entry and field."""
+
+    def __init__(self, path: str, entry: str):
+        self.path, self.entry = path, entry
+
+    def error(self, field_name: str, problem: str) -> CardSetError:
+        where = f"{self.entry}: " if self.entry else ""
+        return CardSetError(f"{self.path}: {where}{field_name} {problem}")
+
+
+def _int(where: _Where, name: str, value: Any, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise where.error(name, f"must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def _mapping(where: _Where, name: str, value: Any, allowed: tuple[str, ...]) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise where.error(name, f"must be a mapping, got {value!r}")
+    for key in value:
+        if key not in allowed:
+            raise where.error(name, f"has unknown key {key!r} (allowed: {', '.join(allowed)})")
+    return value
+
+
+def _cost(where: _Where, name: str, value: Any) -> Cost:
+    raw = _mapping(where, name, value, RESOURCES)
+    return Cost(**{k: _int(where, f"{name}.{k}", v) for k, v in raw.items()})
+
+
+def _ability(where: _Where, raw: Any) -> Ability | None:
+    if raw is None:
+        return None
+    raw = _mapping(where, "ability", raw, ("kind", "cost", "effect"))
+    kind = raw.get("kind")
+    if kind not in ABILITY_KINDS:
+        raise where.error("ability.kind", f"must be one of {', '.join(ABILITY_KINDS)}, got {kind!r}")
+    if "cost" in raw and kind != "harvest":
+        raise where.error("ability.cost", "is only allowed on a harvest ability")
+    cost = _cost(where, "ability.cost", raw.get("cost"))
+    effect = effects.check_effect(raw.get("effect"), timing=kind, where=lambda f, p: where.error(f"ability.effect{f}", p))
+    return Ability(kind=kind, effect=effect, cost=cost)
+
+
+def _location(path: str, pile: str, index: int, raw: Any, design: int) -> LocationCard:
+    name = raw.get("name") if isinstance(raw, dict) else None
+    where = _Where(path, f"locations.{pile}[{index}]" + (f" {name!r}" if name else ""))
+    raw = _mapping(where, "entry", raw, ("name", "subtype", "copies", "cost", "vp", "ability"))
+    if not isinstance(name, str) or not name.strip():
+        raise where.error("name", "must be a non-empty string")
+    subtype = raw.get("subtype")
+    allowed = SUBTYPES[pile]
+    if allowed and subtype not in allowed:
+        raise where.error("subtype", f"must be one of {', '.join(allowed)} for a {pile}, got {subtype!r}")
+    if not allowed and subtype is not None:
+        raise where.error("subtype", f"must be omitted for a {pile} (FOG-CARD-5), got {subtype!r}")
+    return LocationCard(
+        design=design,
+        name=name,
+        pile=pile,
+        subtype=subtype,
+        cost=_cost(where, "cost", raw.get("cost")),
+        vp=_int(where, "vp", raw.get("vp", 0)),
+        ability=_ability(where, raw.get("ability")),
+        copies=_int(where, "copies", raw.get("copies", 1), minimum=1),
+    )
+
+
+def _equipment(path: str, index: int, raw: Any, design: int) -> Equipment:
+    name = raw.get("name") if isinstance(raw, dict) else None
+    where = _Where(path, f"equipment[{index}]" + (f" {name!r}" if name else ""))
+    raw = _mapping(where, "entry", raw, ("name", "copies", "host", "keyword", "timing", "effect"))
+    if not isinstance(name, str) or not name.strip():
+        raise where.error("name", "must be a non-empty string")
+    host = raw.get("host")
+    if host not in HOST_TYPES:
+        raise where.error("host", f"must be one of {', '.join(HOST_TYPES)}, got {host!r}")
+    keyword = raw.get("keyword")
+    if keyword is not None:
+        if host in ("WaterTower", "Silo"):
+            raise where.error("keyword", "must be omitted for a WaterTower or Silo host")
+        if keyword not in ABILITY_KINDS + SUBTYPES[host]:
+            raise where.error("keyword", f"must be an ability kind or a {host} sub-type, got {keyword!r}")
+    timing = raw.get("timing")
+    if timing not in EQUIPMENT_TIMINGS:
+        raise where.error("timing", f"must be one of {', '.join(EQUIPMENT_TIMINGS)}, got {timing!r}")
+    if timing == "harvest" and keyword != "harvest":
+        raise where.error("keyword", "must be 'harvest' for a tile with timing harvest (it adds to the host's harvest)")
+    effect = effects.check_effect(
+        raw.get("effect"), timing=timing, where=lambda f, p: where.error(f"effect{f}", p), equipment_host=host
+    )
+    return Equipment(
+        design=design,
+        name=name,
+        host=host,
+        keyword=keyword,
+        timing=timing,
+        effect=effect,
+        copies=_int(where, "copies", raw.get("copies", 1), minimum=1),
+    )
+
+
+def load_card_set(path: str | Path | None = None) -> CardSet:
+    """Load and validate a card set; ``None`` loads the shipped base set."""
+    path = Path(path) if path is not None else DEFAULT_CARD_SET
+    shown = path.name if path == DEFAULT_CARD_SET else str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CardSetError(f"{shown}: cannot read card set ({exc.strerror or exc})") from exc
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise CardSetError(f"{shown}: not valid YAML: {exc}") from exc
+    top = _Where(shown, "")
+    raw = _mapping(top, "top level", raw, ("name", "towers", "silos", "locations", "equipment", "pile_size", "equipment_count"))
+    towers = _mapping(top, "towers", raw.get("towers"), ("count", "capacity", "start_water"))
+    silos = _mapping(top, "silos", raw.get("silos"), ("count", "capacity"))
+    pile_size = _int(top, "pile_size", raw.get("pile_size", 33), minimum=1)
+    equipment_count = _int(top, "equipment_count", raw.get("equipment_count", 30), minimum=0)
+
+    piles = _mapping(top, "locations", raw.get("locations"), PILES)
+    designs: list[LocationCard] = []
+    names: set[str] = set()
+    for pile in PILES:
+        entries = piles.get(pile)
+        if not isinstance(entries, list) or not entries:
+            raise top.error(f"locations.{pile}", "must be a non-empty list of cards")
+        for i, entry in enumerate(entries):
+            card = _location(shown, pile, i, entry, len(designs))
+            if card.name in names:
+                raise _Where(shown, f"locations.{pile}[{i}]").error("name", f"{card.name!r} is used twice")
+            names.add(card.name)
+            designs.append(card)
+        total = sum(c.copies for c in designs if c.pile == pile)
+        if total != pile_size:
+            raise top.error(f"locations.{pile}", f"copies add up to {total}, the pile must have {pile_size} (FOG-COMP-1..4)")
+
+    entries = raw.get("equipment") or []
+    if not isinstance(entries, list):
+        raise top.error("equipment", "must be a list")
+    tiles: list[Equipment] = []
+    for i, entry in enumerate(entries):
+        tile = _equipment(shown, i, entry, len(tiles))
+        if tile.name in {t.name for t in tiles}:
+            raise _Where(shown, f"equipment[{i}]").error("name", f"{tile.name!r} is used twice")
+        tiles.append(tile)
+    if sum(t.copies for t in tiles) != equipment_count:
+        raise top.error("equipment", f"copies add up to {sum(t.copies for t in tiles)}, expected {equipment_count} (FOG-COMP-7)")
+
+    return CardSet(
+        name=str(raw.get("name", path.stem)),
+        path=str(path),
+        location_designs=designs,
+        equipment_designs=tiles,
+        tower_count=_int(top, "towers.count", towers.get("count", 20)),
+        tower_capacity=_int(top, "towers.capacity", towers.get("capacity", 3), minimum=1),
+        tower_start_water=_int(top, "towers.start_water", towers.get("start_water", 3)),
+        silo_count=_int(top, "silos.count", silos.get("count", 14)),
+        silo_capacity=_int(top, "silos.capacity", silos.get("capacity", 4), minimum=1),
+        pile_size=pile_size,
+    )

@@ -1,0 +1,237 @@
+"""The effect language of card and equipment abilities: checking on load, and counting on a farm.
+
+Abilities are data (FOG-ABIL-6, FOG-RUL-1): a list of operations from ``data/FORMAT.md``. This module
+checks their shape when a card set is loaded and evaluates counters and conditions against a farm.
+Operations that change the game (gains, equipment, choices) are carried out by ``game.Game``, which
+owns the decision stack they may push onto.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+GAIN_RESOURCES = ("coins", "water", "food", "vp")
+PAY_RESOURCES = ("coins", "food")
+VERBS = ("gain", "gain_equipment", "raise_capacity", "trade", "harvest_discount")
+COUNTERS = ("adjacent", "farm", "distinct_subtypes", "equipment", "set_aside", "fallow")
+FILTER_KEYS = ("type", "subtype", "ability")
+TYPE_NAMES = ("Field", "Livestock", "Construction", "Building", "WaterTower", "Silo", "any")
+SUBTYPE_NAMES = ("cereal", "fruit", "vegetable", "dairy", "meat", "poultry", "work")
+ABILITY_NAMES = ("immediate", "harvest", "end_game")
+MAX_TRADE_TIMES = 3
+
+# Which verbs each timing may use (ability kinds and equipment timings share this table).
+ALLOWED: dict[str, tuple[str, ...]] = {
+    "immediate": ("gain", "gain_equipment", "raise_capacity", "trade"),
+    "harvest": ("gain", "gain_equipment", "raise_capacity", "trade"),
+    "end_game": ("gain",),
+    "on_place": ("gain", "gain_equipment", "raise_capacity"),
+    "permanent": ("harvest_discount", "raise_capacity"),
+}
+
+Problem = Callable[[str, str], Exception]
+
+
+def _nonneg_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _check_amounts(value: Any, allowed: tuple[str, ...], field: str, where: Problem) -> dict[str, int]:
+    if not isinstance(value, dict) or not value:
+        raise where(field, f"must be a non-empty mapping of {'/'.join(allowed)} to amounts, got {value!r}")
+    for key, amount in value.items():
+        if key not in allowed:
+            raise where(field, f"has unknown resource {key!r} (allowed: {', '.join(allowed)})")
+        if not _nonneg_int(amount):
+            raise where(f"{field}.{key}", f"must be an integer >= 0, got {amount!r}")
+    return dict(value)
+
+
+def _check_filter(value: Any, field: str, where: Problem) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise where(field, f"must be a filter mapping, got {value!r}")
+    for key, item in value.items():
+        if key not in FILTER_KEYS:
+            raise where(field, f"has unknown key {key!r} (allowed: {', '.join(FILTER_KEYS)})")
+        choices = {"type": TYPE_NAMES, "subtype": SUBTYPE_NAMES, "ability": ABILITY_NAMES}[key]
+        if item not in choices:
+            raise where(f"{field}.{key}", f"must be one of {', '.join(choices)}, got {item!r}")
+    return dict(value)
+
+
+def _check_counter(value: Any, field: str, where: Problem, extra: tuple[str, ...] = ()) -> dict:
+    if not isinstance(value, dict):
+        raise where(field, f"must be a counter mapping, got {value!r}")
+    keys = [k for k in value if k not in extra]
+    if len(keys) != 1 or keys[0] not in COUNTERS:
+        raise where(field, f"must have exactly one counter key of {', '.join(COUNTERS)}, got {sorted(value)!r}")
+    key = keys[0]
+    arg = value[key]
+    out = {k: value[k] for k in extra if k in value}
+    if key in ("adjacent", "farm"):
+        out[key] = _check_filter(arg, f"{field}.{key}", where)
+    elif key == "distinct_subtypes":
+        if arg not in ("Field", "Livestock"):
+            raise where(f"{field}.{key}", f"must be Field or Livestock, got {arg!r}")
+        out[key] = arg
+    elif key == "equipment":
+        if arg not in ("here", "farm"):
+            raise where(f"{field}.{key}", f"must be here or farm, got {arg!r}")
+        out[key] = arg
+    else:
+        if arg is not True:
+            raise where(f"{field}.{key}", f"must be true, got {arg!r}")
+        out[key] = True
+    return out
+
+
+def _check_condition(value: Any, field: str, where: Problem) -> dict:
+    cond = _check_counter(value, field, where, extra=("at_least",))
+    cond.setdefault("at_least", 1)
+    if not _nonneg_int(cond["at_least"]):
+        raise where(f"{field}.at_least", f"must be an integer >= 0, got {cond['at_least']!r}")
+    return cond
+
+
+def check_effect(
+    raw: Any, timing: str, where: Problem, equipment_host: str | None = None
+) -> tuple[dict, ...]:
+    """Validate an effect list for one timing and return it normalised (a tuple of op dicts)."""
+    if raw is None:
+        raw = []
+    if not isinstance(raw, list):
+        raise where("", f"must be a list of operations, got {raw!r}")
+    allowed = ALLOWED[timing]
+    ops = []
+    for i, op in enumerate(raw):
+        field = f"[{i}]"
+        if not isinstance(op, dict):
+            raise where(field, f"must be a mapping with one verb, got {op!r}")
+        verbs = [k for k in op if k in VERBS]
+        others = [k for k in op if k not in VERBS]
+        if len(verbs) != 1:
+            raise where(field, f"must have exactly one verb of {', '.join(VERBS)}, got {sorted(op)!r}")
+        verb = verbs[0]
+        if verb not in allowed:
+            raise where(f"{field}.{verb}", f"is not allowed with timing {timing!r} (allowed: {', '.join(allowed)})")
+        modifiers = ("per", "max", "if") if verb == "gain" else ("if",)
+        for key in others:
+            if key not in modifiers:
+                raise where(f"{field}.{key}", f"is not a modifier of {verb!r} (allowed: {', '.join(modifiers)})")
+        out: dict[str, Any] = {}
+        arg = op[verb]
+        if verb == "gain":
+            resources = ("vp",) if timing == "end_game" else GAIN_RESOURCES
+            out["gain"] = _check_amounts(arg, resources, f"{field}.gain", where)
+            if "per" in op:
+                out["per"] = _check_counter(op["per"], f"{field}.per", where)
+            if "max" in op:
+                if not _nonneg_int(op["max"]):
+                    raise where(f"{field}.max", f"must be an integer >= 0, got {op['max']!r}")
+                out["max"] = op["max"]
+        elif verb == "gain_equipment":
+            if not _nonneg_int(arg) or arg < 1:
+                raise where(f"{field}.gain_equipment", f"must be an integer >= 1, got {arg!r}")
+            out["gain_equipment"] = arg
+        elif verb == "raise_capacity":
+            if not isinstance(arg, dict) or set(arg) - {"target", "by"}:
+                raise where(f"{field}.raise_capacity", f"must be a mapping with target and by, got {arg!r}")
+            target = arg.get("target")
+            targets = ("host",) if timing == "permanent" else ("tower", "silo", "host")
+            if target not in targets:
+                raise where(f"{field}.raise_capacity.target", f"must be one of {', '.join(targets)}, got {target!r}")
+            if target == "host" and equipment_host not in ("WaterTower", "Silo"):
+                raise where(f"{field}.raise_capacity.target", "'host' needs equipment hosted on a WaterTower or Silo")
+            by = arg.get("by", 1)
+            if not _nonneg_int(by) or by < 1:
+                raise where(f"{field}.raise_capacity.by", f"must be an integer >= 1, got {by!r}")
+            out["raise_capacity"] = {"target": target, "by": by}
+        elif verb == "trade":
+            if not isinstance(arg, dict) or set(arg) - {"pay", "gain", "max_times"}:
+                raise where(f"{field}.trade", f"must be a mapping with pay, gain and max_times, got {arg!r}")
+            times = arg.get("max_times", 1)
+            if not _nonneg_int(times) or not 1 <= times <= MAX_TRADE_TIMES:
+                raise where(f"{field}.trade.max_times", f"must be an integer from 1 to {MAX_TRADE_TIMES}, got {times!r}")
+            out["trade"] = {
+                "pay": _check_amounts(arg.get("pay"), PAY_RESOURCES, f"{field}.trade.pay", where),
+                "gain": _check_amounts(arg.get("gain"), GAIN_RESOURCES, f"{field}.trade.gain", where),
+                "max_times": times,
+            }
+        elif verb == "harvest_discount":
+            if equipment_host is None or equipment_host in ("WaterTower", "Silo"):
+                raise where(f"{field}.harvest_discount", "is only for equipment on a location with a harvest ability")
+            out["harvest_discount"] = _check_amounts(arg, ("coins", "water", "food"), f"{field}.harvest_discount", where)
+        if "if" in op:
+            out["if"] = _check_condition(op["if"], f"{field}.if", where)
+        ops.append(out)
+    return tuple(ops)
+
+
+# --------------------------------------------------------------------------------------------
+# Evaluation against a farm. ``farm`` is a game.Farm; ``cell`` is the card's (or host's) cell.
+
+
+def matches(farm, cell: int, flt: dict) -> bool:
+    """Does the face-up card at ``cell`` match a FILTER? Fallow cards never match (FOG-RUL-7)."""
+    info = farm.card_info(cell)
+    if info is None:
+        return False
+    kind, subtype, ability = info
+    want = flt.get("type", "any")
+    if want != "any" and want != kind:
+        return False
+    if "subtype" in flt and flt["subtype"] != subtype:
+        return False
+    if "ability" in flt and flt["ability"] != ability:
+        return False
+    return True
+
+
+def count(farm, cell: int, counter: dict) -> int:
+    """The value of a COUNTER for the card at ``cell``."""
+    if "adjacent" in counter:
+        flt = counter["adjacent"]
+        return sum(1 for n in farm.geometry.neighbours[cell] if matches(farm, n, flt))
+    if "farm" in counter:
+        flt = counter["farm"]
+        return sum(1 for c in farm.occupied if matches(farm, c, flt))
+    if "distinct_subtypes" in counter:
+        kind = counter["distinct_subtypes"]
+        seen = set()
+        for c in farm.occupied:
+            info = farm.card_info(c)
+            if info is not None and info[0] == kind and info[1]:
+                seen.add(info[1])
+        return len(seen)
+    if "equipment" in counter:
+        if counter["equipment"] == "here":
+            return len(farm.equipment.get(cell, ()))
+        return sum(len(v) for v in farm.equipment.values())
+    if "set_aside" in counter:
+        return len(farm.set_aside)
+    if "fallow" in counter:
+        return len(farm.fallow)
+    raise ValueError(f"unknown counter {counter!r}")
+
+
+def condition_holds(farm, cell: int, op: dict) -> bool:
+    cond = op.get("if")
+    return cond is None or count(farm, cell, cond) >= cond["at_least"]
+
+
+def gain_amounts(farm, cell: int, op: dict) -> dict[str, int]:
+    """Resolve a ``gain`` op (with its per/max/if modifiers) to plain amounts."""
+    if not condition_holds(farm, cell, op):
+        return {}
+    factor = count(farm, cell, op["per"]) if "per" in op else 1
+    cap = op.get("max")
+    out = {}
+    for res, amount in op["gain"].items():
+        total = amount * factor
+        if cap is not None:
+            total = min(total, cap)
+        if total:
+            out[res] = total
+    return out

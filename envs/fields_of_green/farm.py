@@ -1,0 +1,167 @@
+"""A player's farm: grid geometry, placement, water range and storage (FOG-FARM, FOG-WATER, FOG-STORE).
+
+Cells are flat indices ``row * size + col`` on a ``size x size`` grid (FOG-RUL-8). A cell holds
+``EMPTY``, ``TOWER``, ``SILO`` or a location card id. Food is one pool whose capacity is the sum of the
+silos' capacities (FOG-STORE-10, FOG-RUL-11); water is tracked per tower and never moves.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+EMPTY = -1
+TOWER = -2
+SILO = -3
+
+
+class Geometry:
+    """Adjacency and distance-2 paths of one grid size, computed once and shared by every farm."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.cells = size * size
+        self.centre = size // 2
+        self.neighbours: list[tuple[int, ...]] = []
+        for cell in range(self.cells):
+            r, c = divmod(cell, size)
+            near = [(r - 1, c), (r, c - 1), (r, c + 1), (r + 1, c)]
+            self.neighbours.append(tuple(rr * size + cc for rr, cc in near if 0 <= rr < size and 0 <= cc < size))
+        # between[(tower, target)] = cells that may carry the water path at distance 2 (FOG-WATER-4)
+        self.between: dict[tuple[int, int], tuple[int, ...]] = {}
+        for t in range(self.cells):
+            for n in self.neighbours[t]:
+                for c in self.neighbours[n]:
+                    if c != t and c not in self.neighbours[t]:
+                        self.between[(t, c)] = tuple(sorted(set(self.between.get((t, c), ())) | {n}))
+
+    def cell(self, row: int, col: int) -> int:
+        if not (0 <= row < self.size and 0 <= col < self.size):
+            raise ValueError(f"cell ({row}, {col}) is outside the {self.size}x{self.size} farm (FOG-RUL-8)")
+        return row * self.size + col
+
+    def row_col(self, cell: int) -> tuple[int, int]:
+        return divmod(cell, self.size)
+
+    def label(self, cell: int) -> str:
+        r, c = divmod(cell, self.size)
+        return f"({r},{c})"
+
+
+@lru_cache(maxsize=None)
+def geometry(size: int) -> Geometry:
+    return Geometry(size)
+
+
+class Farm:
+    """Everything one player owns. Public information except nothing: a farm is fully public (FOG-INFO-1)."""
+
+    __slots__ = (
+        "geometry", "info", "grid", "fallow", "occupied", "frontier", "tower_water", "tower_capacity",
+        "silo_capacity", "food", "coins", "vp_tokens", "equipment", "set_aside", "actions_taken",
+    )
+
+    def __init__(self, geometry: Geometry, info: list[tuple[str, str | None, str]]):
+        self.geometry = geometry
+        self.info = info  # per card id: (pile, subtype, ability kind); shared, read-only
+        self.grid: list[int] = [EMPTY] * geometry.cells
+        self.fallow: set[int] = set()
+        self.occupied: list[int] = []
+        self.frontier: set[int] = set()
+        self.tower_water: dict[int, int] = {}
+        self.tower_capacity: dict[int, int] = {}
+        self.silo_capacity: dict[int, int] = {}
+        self.food = 0
+        self.coins = 0
+        self.vp_tokens = 0
+        self.equipment: dict[int, list[int]] = {}
+        self.set_aside: list[int] = []
+        self.actions_taken = 0
+
+    def clone(self) -> "Farm":
+        new = Farm.__new__(Farm)
+        new.geometry = self.geometry
+        new.info = self.info
+        new.grid = self.grid[:]
+        new.fallow = set(self.fallow)
+        new.occupied = self.occupied[:]
+        new.frontier = set(self.frontier)
+        new.tower_water = dict(self.tower_water)
+        new.tower_capacity = dict(self.tower_capacity)
+        new.silo_capacity = dict(self.silo_capacity)
+        new.food = self.food
+        new.coins = self.coins
+        new.vp_tokens = self.vp_tokens
+        new.equipment = {k: v[:] for k, v in self.equipment.items()}
+        new.set_aside = self.set_aside[:]
+        new.actions_taken = self.actions_taken
+        return new
+
+    # ---- placement (FOG-FARM-3..7)
+
+    def place(self, cell: int, code: int) -> None:
+        """Put a card (location id, TOWER or SILO) on an empty cell and update the frontier."""
+        self.grid[cell] = code
+        self.occupied.append(cell)
+        self.frontier.discard(cell)
+        grid = self.grid
+        for n in self.geometry.neighbours[cell]:
+            if grid[n] == EMPTY:
+                self.frontier.add(n)
+
+    def card_info(self, cell: int) -> tuple[str, str | None, str] | None:
+        """(type, subtype, ability kind) of the face-up card at ``cell``; None if empty or fallow."""
+        code = self.grid[cell]
+        if code >= 0:
+            return None if cell in self.fallow else self.info[code]
+        if code == TOWER:
+            return ("WaterTower", None, "none")
+        if code == SILO:
+            return ("Silo", None, "none")
+        return None
+
+    # ---- water (FOG-WATER-1..7)
+
+    def tower_in_range(self, tower: int, cell: int) -> bool:
+        """FOG-WATER-4: adjacent, or at distance 2 with a card on a cell between them."""
+        if cell in self.geometry.neighbours[tower]:
+            return True
+        between = self.geometry.between.get((tower, cell))
+        if not between:
+            return False
+        grid = self.grid
+        return any(grid[b] != EMPTY for b in between)
+
+    def towers_in_range(self, cell: int) -> list[int]:
+        """Tower cells in range of ``cell`` that hold water, in cell order."""
+        return [t for t in sorted(self.tower_water) if self.tower_water[t] and self.tower_in_range(t, cell)]
+
+    def water_in_range(self, cell: int) -> int:
+        total = 0
+        for t, w in self.tower_water.items():
+            if w and self.tower_in_range(t, cell):
+                total += w
+        return total
+
+    def towers_with_room(self) -> list[int]:
+        return [t for t in sorted(self.tower_water) if self.tower_water[t] < self.tower_capacity[t]]
+
+    @property
+    def water(self) -> int:
+        return sum(self.tower_water.values())
+
+    @property
+    def food_capacity(self) -> int:
+        return sum(self.silo_capacity.values())
+
+    def gain_food(self, amount: int) -> int:
+        """Store food up to capacity; the rest is lost (FOG-STORE-7/8). Returns the amount lost."""
+        room = self.food_capacity - self.food
+        stored = min(room, amount)
+        self.food += stored
+        return amount - stored
+
+    # ---- counting
+
+    def face_up_locations(self) -> int:
+        """Tie-break count: face-up cards including towers and silos (FOG-RUL-22)."""
+        return len(self.occupied) - len(self.fallow)

@@ -1,0 +1,960 @@
+"""The Fields of Green rules engine: one decision at a time, pure Python, seat-indexed.
+
+The game is a stack machine. Each frame on ``_stack`` is a tuple whose first item names it. Decision
+frames (``DECISIONS``) wait for the player in their second item; every other frame is a continuation
+that ``_advance`` runs at once and that may push further frames. Phase frames (``year``, ``draw`` …)
+push the steps of a year, so the whole flow of the rulebook reads top-down in ``_run``.
+
+All randomness is drawn at setup from ``seed`` (pile order, equipment stack, first player, the
+2-player offer shuffles), so the state holds no random generator: clones and JSON round trips are
+exact, and the same seed with the same actions gives the same game.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+
+from . import effects
+from .actions import MARKET_SALES, SPLIT_INDEX, SPLITS, ActionLayout
+from .cards import PILES, CardSet, load_card_set
+from .farm import EMPTY, SILO, TOWER, Farm, geometry
+from .scoring import Score, score_farm, winners
+
+YEARS = 4
+TURNS = 6
+HAND_SIZE = 6
+STARTING_COINS = 15  # FOG-SETUP-4
+INCOME = {"coins": 3, "water": 2, "food": 1}  # FOG-UPKEEP-4
+TOWER_COST = 2  # FOG-ACT-TOWER-2
+RESTORE_COST = 1  # FOG-ACT-RESTORE-1
+MARKET_BASE, MARKET_PER_FOOD = 2, 2  # FOG-ACT-MARKET-1/2
+MAX_TILES_PER_LOCATION = 2  # FOG-EQUIP-10
+DEFAULT_DIRECTIONS = ("clockwise", "counterclockwise", "clockwise", "counterclockwise")  # FOG-RUL-4
+
+DECISIONS = frozenset({
+    "split", "pick", "act", "pay_water", "store_water", "harvest", "keep_equipment",
+    "place_equipment", "attach", "ability_target", "ability_option",
+})
+_SPLIT_NONZERO = [sum(1 for c in s if c) for s in SPLITS]
+_SPLIT_SUM = [sum(s) for s in SPLITS]
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal now. The game state is unchanged (FOG-RUL-16)."""
+
+
+@lru_cache(maxsize=16)
+def _cached_card_set(path: str | None) -> CardSet:
+    return load_card_set(path)
+
+
+def _directions(value: Iterable[str]) -> tuple[str, ...]:
+    aliases = {"cw": "clockwise", "left": "clockwise", "ccw": "counterclockwise", "right": "counterclockwise"}
+    out = tuple(aliases.get(v, v) for v in value)
+    if len(out) != YEARS or any(v not in ("clockwise", "counterclockwise") for v in out):
+        raise ValueError(
+            f"pass_directions must list {YEARS} of 'clockwise'/'counterclockwise' (or cw/ccw), got {tuple(value)!r}"
+        )
+    return out
+
+
+class Game:
+    """A complete game of Fields of Green for 2-4 players.
+
+    Variant keywords (all validated): ``farm_size`` (odd, 5..25, default 9, FOG-RUL-8), ``card_set``
+    (path to a card-set YAML, default the base set), ``fixed_split`` ({year: (F, L, C, B)}, FOG-RUL-3),
+    ``pass_directions`` (4 entries, FOG-RUL-4), ``first_player`` (seat or None for a seeded random
+    seat, FOG-RUL-28), ``auto_single`` (apply decisions that have exactly one legal action, default
+    False).
+    """
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        seed: int = 0,
+        *,
+        farm_size: int = 9,
+        card_set: str | Path | CardSet | None = None,
+        fixed_split: dict | None = None,
+        pass_directions: Iterable[str] = DEFAULT_DIRECTIONS,
+        first_player: int | None = None,
+        auto_single: bool = False,
+    ):
+        if isinstance(num_players, bool) or not isinstance(num_players, int) or not 2 <= num_players <= 4:
+            raise ValueError(f"num_players must be 2, 3 or 4 (FOG-GEN-1), got {num_players!r}")
+        if isinstance(farm_size, bool) or not isinstance(farm_size, int) or not (5 <= farm_size <= 25 and farm_size % 2):
+            raise ValueError(f"farm_size must be an odd integer from 5 to 25 (FOG-RUL-8), got {farm_size!r}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer, got {seed!r}")
+        if first_player is not None and (not isinstance(first_player, int) or not 0 <= first_player < num_players):
+            raise ValueError(f"first_player must be a seat 0..{num_players - 1} or None, got {first_player!r}")
+        if isinstance(card_set, CardSet):
+            self.cards = card_set
+        else:
+            self.cards = _cached_card_set(str(card_set) if card_set is not None else None)
+        self.num_players = num_players
+        self.seed = int(seed)
+        self.fixed_split = self._check_fixed_split(fixed_split)
+        self.pass_directions = _directions(pass_directions)
+        self.auto_single = bool(auto_single)
+        self.variant: dict[str, Any] = {
+            "farm_size": farm_size,
+            "card_set": None if card_set is None or isinstance(card_set, CardSet) else str(card_set),
+            "fixed_split": {str(k): list(v) for k, v in self.fixed_split.items()} if self.fixed_split else None,
+            "pass_directions": list(self.pass_directions),
+            "first_player": first_player,
+            "auto_single": self.auto_single,
+        }
+        self.geometry = geometry(farm_size)
+        self.layout = ActionLayout(farm_size, len(self.cards.equipment))
+        self._info = [(c.pile, c.subtype, c.ability_kind) for c in self.cards.locations]
+        self._setup(first_player)
+
+    # ------------------------------------------------------------------ setup (FOG-SETUP)
+
+    @staticmethod
+    def _check_fixed_split(value: dict | None) -> dict[int, tuple[int, ...]]:
+        if not value:
+            return {}
+        if not isinstance(value, dict):
+            raise ValueError(f"fixed_split must be a mapping {{year: (F, L, C, B)}}, got {value!r}")
+        out = {}
+        for year, split in value.items():
+            y = int(year)
+            s = tuple(split)
+            if y not in range(1, YEARS + 1):
+                raise ValueError(f"fixed_split: year must be 1..{YEARS}, got {year!r}")
+            if s not in SPLIT_INDEX or sum(s) != HAND_SIZE or sum(1 for c in s if c) < 3:
+                raise ValueError(
+                    f"fixed_split[{year}] must be 4 counts adding up to 6 from at least 3 piles (FOG-DRAW-2/3), got {split!r}"
+                )
+            out[y] = s
+        if set(out) != set(range(1, YEARS + 1)):
+            raise ValueError(f"fixed_split must give a split for every year 1..{YEARS}, got years {sorted(out)}")
+        return out
+
+    def _setup(self, first_player: int | None) -> None:
+        rng = random.Random(self.seed)
+        cards = self.cards
+        self.piles: list[list[int]] = []
+        for pile in PILES:
+            ids = cards.pile_cards(pile)
+            rng.shuffle(ids)
+            self.piles.append(ids)  # top of a pile = last item
+        self.equipment_stack: list[int] = list(range(len(cards.equipment)))
+        rng.shuffle(self.equipment_stack)  # top = last item, bottom = index 0 (FOG-SETUP-9)
+        self.first_player = rng.randrange(self.num_players) if first_player is None else first_player
+        # one shuffle key per offer-pile position and year, drawn now so the state needs no RNG (FOG-2P-3)
+        self._offer_keys = [[rng.random() for _ in range(2 * HAND_SIZE)] for _ in range(YEARS)]
+        self.towers_left = cards.tower_count - self.num_players  # FOG-SETUP-5
+        self.silos_left = cards.silo_count - self.num_players
+        if self.towers_left < 0 or self.silos_left < 0:
+            raise ValueError(f"the card set has too few towers/silos for {self.num_players} players")
+        c = self.geometry.centre
+        self.farms: list[Farm] = []
+        for _ in range(self.num_players):
+            farm = Farm(self.geometry, self._info)
+            tower, silo = self.geometry.cell(c, c), self.geometry.cell(c, c + 1)  # FOG-FARM-8
+            farm.place(tower, TOWER)
+            farm.tower_water[tower] = cards.tower_start_water  # FOG-SETUP-6
+            farm.tower_capacity[tower] = cards.tower_capacity
+            farm.place(silo, SILO)
+            farm.silo_capacity[silo] = cards.silo_capacity
+            farm.food = min(1, cards.silo_capacity)  # FOG-SETUP-7
+            farm.coins = STARTING_COINS
+            self.farms.append(farm)
+        self.year = 0
+        self.turn = 0
+        self.phase = "setup"
+        self.direction = "clockwise"
+        self.hands: list[list[int]] = [[] for _ in range(self.num_players)]
+        self.picks: list[int | None] = [None] * self.num_players
+        self.revealed = False
+        self.offer: list[int] = []
+        self.display: list[int] = []
+        self.draw_counts: list[list[int]] = [[0] * 4 for _ in range(self.num_players)]
+        self.discard: list[int] = []
+        self.removed_equipment: list[int] = []
+        self.harvested: set[int] = set()
+        self.history: list[int] = []
+        self._stack: list[tuple] = [("year",)]
+        self._legal: list[int] | None = None
+        self._advance()
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def current_player(self) -> int | None:
+        """Seat that must decide now; None when the game is over."""
+        return self._stack[-1][1] if self._stack else None
+
+    @property
+    def decision(self) -> tuple | None:
+        """The pending decision frame: (kind, seat, context...); None when the game is over."""
+        return self._stack[-1] if self._stack else None
+
+    @property
+    def decision_kind(self) -> str | None:
+        return self._stack[-1][0] if self._stack else None
+
+    @property
+    def two_player(self) -> bool:
+        return self.num_players == 2
+
+    def is_terminal(self) -> bool:
+        return not self._stack
+
+    @property
+    def num_actions(self) -> int:
+        return self.layout.size
+
+    def legal_actions(self) -> list[int]:
+        """Sorted legal action indices for the current decision (empty when the game is over)."""
+        if self._legal is None:
+            self._legal = self._compute_legal() if self._stack else []
+        return self._legal
+
+    def legal_mask(self) -> np.ndarray:
+        mask = np.zeros(self.layout.size, dtype=bool)
+        mask[self.legal_actions()] = True
+        return mask
+
+    def apply(self, action: int) -> None:
+        """Apply one action for the current player. Raises IllegalActionError, state untouched."""
+        try:
+            action = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"action must be an integer index, got {action!r}") from None
+        legal = self.legal_actions()
+        if action not in legal:
+            raise IllegalActionError(self._illegal_message(action, legal))
+        self.history.append(action)
+        self._apply(action)
+        self._advance()
+
+    def clone(self) -> "Game":
+        new = Game.__new__(Game)
+        new.__dict__.update(self.__dict__)
+        new.farms = [f.clone() for f in self.farms]
+        new.piles = [p[:] for p in self.piles]
+        new.equipment_stack = self.equipment_stack[:]
+        new.hands = [h[:] for h in self.hands]
+        new.picks = self.picks[:]
+        new.offer = self.offer[:]
+        new.display = self.display[:]
+        new.draw_counts = [d[:] for d in self.draw_counts]
+        new.discard = self.discard[:]
+        new.removed_equipment = self.removed_equipment[:]
+        new.harvested = set(self.harvested)
+        new.history = self.history[:]
+        new._stack = self._stack[:]
+        new._legal = None
+        return new
+
+    def scores(self) -> list[Score]:
+        """Score breakdowns of every seat (final once the game is over)."""
+        return [score_farm(f, self.cards.locations, self.cards.equipment) for f in self.farms]
+
+    def winners(self) -> list[int]:
+        return winners(self.scores())
+
+    def returns(self) -> list[float]:
+        """+1 for every winner and -1 for every other seat once the game is over; players still tied
+        after the tie-breaks all get the winner outcome (FOG-END-13, FOG-RUL-35)."""
+        if not self.is_terminal():
+            return [0.0] * self.num_players
+        win = set(self.winners())
+        return [1.0 if p in win else -1.0 for p in range(self.num_players)]
+
+    # ------------------------------------------------------------------ descriptions
+
+    def describe_action(self, action: int) -> str:
+        kind, arg = self.layout.decode(int(action))
+        label = self.geometry.label
+        cards = self.cards
+        p = self.current_player
+        if kind == "split":
+            f, l, c, b = SPLITS[arg]
+            return f"draw {f} Field, {l} Livestock, {c} Construction, {b} Building"
+        if kind == "pick":
+            source = self.display if self.two_player else (self.hands[p] if p is not None else [])
+            name = cards.locations[source[arg]].name if p is not None and arg < len(source) else "?"
+            return f"pick slot {arg}: {name}"
+        if kind == "build":
+            card = self.picks[p] if p is not None else None
+            name = cards.locations[card].name if card is not None else "the picked card"
+            return f"A: build {name} at {label(arg)}"
+        if kind == "tower":
+            return f"B: build a Water Tower at {label(arg)}"
+        if kind == "silo":
+            return f"C: build a Silo at {label(arg)}"
+        if kind == "market":
+            return f"D: go to market, sell {arg} food (+{MARKET_BASE + MARKET_PER_FOOD * arg} coins)"
+        if kind == "restore":
+            return f"E: restore the fallow card at {label(arg)}"
+        if kind == "pay_water":
+            return f"pay 1 water from the tower at {label(arg)}"
+        if kind == "store_water":
+            return f"store 1 water on the tower at {label(arg)}"
+        if kind == "harvest":
+            code = self.farms[p].grid[arg] if p is not None else -1
+            name = cards.locations[code].name if code >= 0 else "?"
+            return f"harvest {name} at {label(arg)}"
+        if kind == "harvest_end":
+            return "end the harvest (unpaid locations turn fallow)"
+        if kind == "keep_equipment":
+            frame = self.decision
+            name = cards.equipment[frame[2][arg]].name if frame and frame[0] == "keep_equipment" and arg < len(frame[2]) else "?"
+            return f"keep equipment {arg}: {name}"
+        if kind == "place_equipment":
+            return f"place the kept equipment on {label(arg)}"
+        if kind == "set_aside":
+            return "set the kept equipment aside"
+        if kind == "attach":
+            aside = self.farms[p].set_aside if p is not None else []
+            name = cards.equipment[aside[arg]].name if arg < len(aside) else "?"
+            return f"attach set-aside {name} to the new location"
+        if kind == "attach_done":
+            return "attach no more equipment"
+        if kind == "ability_target":
+            return f"ability: choose the structure at {label(arg)}"
+        if kind == "ability_option":
+            return f"ability: trade {arg} time(s)"
+        return "wait (no decision)"
+
+    def _illegal_message(self, action: int, legal: list[int]) -> str:
+        try:
+            what = f"{action} ({self.describe_action(action)})"
+        except (ValueError, IndexError, TypeError):
+            what = repr(action)
+        if not self._stack:
+            return f"action {what} rejected: the game is over"
+        shown = "; ".join(f"{a}: {self.describe_action(a)}" for a in legal[:12])
+        more = f"; … {len(legal) - 12} more" if len(legal) > 12 else ""
+        return (
+            f"action {what} is not legal for player {self.current_player} now "
+            f"(decision: {self.decision_kind}); legal actions are {legal} — {shown}{more}"
+        )
+
+    def __str__(self) -> str:
+        from .render import game_text
+
+        return game_text(self)
+
+    # ------------------------------------------------------------------ records and JSON
+
+    def record(self) -> dict:
+        """A game record: seed, players, variant and actions; ``Game.replay`` rebuilds the game."""
+        return {"game": "fields_of_green", "num_players": self.num_players, "seed": self.seed,
+                "variant": dict(self.variant), "actions": list(self.history)}
+
+    @classmethod
+    def replay(cls, record: dict) -> "Game":
+        variant = {k: v for k, v in record.get("variant", {}).items() if v is not None}
+        game = cls(num_players=record["num_players"], seed=record["seed"], **variant)
+        for i, action in enumerate(record["actions"]):
+            try:
+                game.apply(action)
+            except IllegalActionError as exc:
+                raise IllegalActionError(f"record step {i}: {exc}") from exc
+        return game
+
+    def to_json(self) -> str:
+        farms = []
+        for f in self.farms:
+            farms.append({
+                "grid": f.grid, "fallow": sorted(f.fallow), "occupied": f.occupied, "frontier": sorted(f.frontier),
+                "tower_water": sorted(f.tower_water.items()), "tower_capacity": sorted(f.tower_capacity.items()),
+                "silo_capacity": sorted(f.silo_capacity.items()), "food": f.food, "coins": f.coins,
+                "vp_tokens": f.vp_tokens, "equipment": sorted(f.equipment.items()), "set_aside": f.set_aside,
+                "actions_taken": f.actions_taken,
+            })
+        state = {
+            "num_players": self.num_players, "seed": self.seed, "variant": self.variant,
+            "piles": self.piles, "equipment_stack": self.equipment_stack, "first_player": self.first_player,
+            "offer_keys": self._offer_keys, "towers_left": self.towers_left, "silos_left": self.silos_left,
+            "farms": farms, "year": self.year, "turn": self.turn, "phase": self.phase, "direction": self.direction,
+            "hands": self.hands, "picks": self.picks, "revealed": self.revealed, "offer": self.offer,
+            "display": self.display, "draw_counts": self.draw_counts, "discard": self.discard,
+            "removed_equipment": self.removed_equipment, "harvested": sorted(self.harvested),
+            "history": self.history, "stack": [_frame_to_json(f) for f in self._stack],
+        }
+        return json.dumps({"format": "farmgames.fields_of_green.state/1", "state": state})
+
+    @classmethod
+    def from_json(cls, text: str) -> "Game":
+        try:
+            data = json.loads(text)
+            state = data["state"]
+            if data.get("format") != "farmgames.fields_of_green.state/1":
+                raise ValueError(f"unknown format {data.get('format')!r}")
+            variant = {k: v for k, v in state["variant"].items() if v is not None}
+            game = cls(num_players=state["num_players"], seed=state["seed"], **variant)
+            game.piles = state["piles"]
+            game.equipment_stack = state["equipment_stack"]
+            game.first_player = state["first_player"]
+            game._offer_keys = state["offer_keys"]
+            game.towers_left, game.silos_left = state["towers_left"], state["silos_left"]
+            for farm, f in zip(game.farms, state["farms"]):
+                farm.grid = list(f["grid"])
+                farm.fallow = set(f["fallow"])
+                farm.occupied = list(f["occupied"])
+                farm.frontier = set(f["frontier"])
+                farm.tower_water = {int(k): v for k, v in f["tower_water"]}
+                farm.tower_capacity = {int(k): v for k, v in f["tower_capacity"]}
+                farm.silo_capacity = {int(k): v for k, v in f["silo_capacity"]}
+                farm.food, farm.coins, farm.vp_tokens = f["food"], f["coins"], f["vp_tokens"]
+                farm.equipment = {int(k): list(v) for k, v in f["equipment"]}
+                farm.set_aside = list(f["set_aside"])
+                farm.actions_taken = f["actions_taken"]
+            for key in ("year", "turn", "phase", "direction", "hands", "picks", "revealed", "offer", "display",
+                        "draw_counts", "discard", "removed_equipment", "history"):
+                setattr(game, key, state[key])
+            game.harvested = set(state["harvested"])
+            game._stack = [_frame_from_json(f) for f in state["stack"]]
+            game._legal = None
+        except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
+            raise ValueError(f"not a Fields of Green state: {exc}") from exc
+        return game
+
+    # ------------------------------------------------------------------ the machine
+
+    def _advance(self) -> None:
+        """Run continuation frames until a decision is pending or the game is over."""
+        self._legal = None
+        stack = self._stack
+        while stack:
+            frame = stack[-1]
+            kind = frame[0]
+            if kind in DECISIONS:
+                if self._skip_decision(frame):
+                    continue
+                if self.auto_single:
+                    legal = self._compute_legal()
+                    if len(legal) == 1:
+                        self._apply(legal[0])
+                        continue
+                    self._legal = legal
+                return
+            stack.pop()
+            self._run(frame)
+        self.phase = "end"
+
+    def _skip_decision(self, frame: tuple) -> bool:
+        """Drop frames where the rules leave nothing to choose (no tile to attach, no harvest ability)."""
+        kind = frame[0]
+        if kind == "pick" and not (self.display if self.two_player else self.hands[frame[1]]):
+            self._stack.pop()  # short piles (FOG-RUL-14) can leave a player without cards this turn
+            if self.two_player and self._stack and self._stack[-1][:2] == ("act", frame[1]):
+                self._stack.pop()
+            return True
+        if kind == "act" and self.picks[frame[1]] is None:
+            self._stack.pop()
+            return True
+        if kind == "attach" and not self._attachable(frame[1], frame[2]):
+            self._stack.pop()
+            return True
+        if kind == "harvest" and not self._harvest_cells(frame[1], unused_only=True):
+            self._stack.pop()
+            self._stack.append(("harvest_close", frame[1]))
+            return True
+        return False
+
+    def _seats(self) -> list[int]:
+        """Seats in order from the first player (FOG-DRAW-1, FOG-RUL-15)."""
+        n = self.num_players
+        return [(self.first_player + i) % n for i in range(n)]
+
+    def _push_in_order(self, frames: list[tuple]) -> None:
+        """Push frames so that ``frames[0]`` runs first."""
+        self._stack.extend(reversed(frames))
+
+    def _run(self, frame: tuple) -> None:
+        kind = frame[0]
+        if kind == "year":
+            if self.year == YEARS:
+                return  # FOG-END-1: nothing more is pushed; the stack empties and the game ends
+            self.year += 1  # FOG-UPKEEP-2
+            self.phase = "upkeep"
+            self.direction = self.pass_directions[self.year - 1]  # FOG-UPKEEP-3, FOG-RUL-4
+            self._push_in_order([("income",), ("draw",), ("actions",), ("harvest_phase",)])
+        elif kind == "income":
+            if self.year >= 2:  # FOG-UPKEEP-4/5
+                self._push_in_order([("income_for", p) for p in self._seats()])
+        elif kind == "income_for":
+            p = frame[1]
+            self._gain(p, INCOME, -1)
+        elif kind == "draw":
+            self.phase = "draw"
+            self.draw_counts = [[0] * 4 for _ in range(self.num_players)]
+            steps = [("split", p) if not self.fixed_split else ("draw_fixed", p) for p in self._seats()]
+            self._push_in_order(steps + [("draw_done",)])
+        elif kind == "draw_fixed":
+            self._take_split(frame[1], self._fixed_split_now())
+        elif kind == "draw_done":
+            if self.two_player:
+                self._form_offer()
+        elif kind == "actions":
+            self.phase = "action"
+            if self.two_player:
+                first, second = self.first_player, 1 - self.first_player
+                steps = []
+                for i in range(2 * TURNS):  # FOG-2P-5, FOG-RUL-33
+                    p = first if i % 2 == 0 else second
+                    steps += [("turn2", i), ("pick", p), ("act", p), ("after_turn2", i)]
+                self._push_in_order(steps)
+            else:
+                self._push_in_order([("turn", t) for t in range(1, TURNS + 1)])
+        elif kind == "turn":
+            self.turn = frame[1]
+            self.revealed = False
+            self._push_in_order([("pick", p) for p in self._seats()] + [("reveal",)])
+        elif kind == "reveal":
+            self._pass_hands()  # FOG-ACT-5
+            self.revealed = True  # FOG-ACT-6
+            self._push_in_order([("act", p) for p in self._seats()] + [("end_turn",)])
+        elif kind == "end_turn":
+            self.picks = [None] * self.num_players
+            self.revealed = False
+        elif kind == "turn2":
+            self.turn = frame[1] // 2 + 1
+        elif kind == "after_turn2":
+            self.picks = [None] * self.num_players
+            if frame[1] % 2 == 1:  # FOG-2P-7/8: refill after each pair
+                for _ in range(2):
+                    if self.offer:
+                        self.display.append(self.offer.pop())
+                self.display.sort()
+        elif kind == "harvest_phase":
+            self.phase = "harvest"
+            self._push_in_order([("harvest", p) for p in self._seats()] + [("pass_first",)])
+        elif kind == "harvest_close":
+            self._close_harvest(frame[1])
+        elif kind == "pass_first":
+            if self.year < YEARS:
+                self.first_player = (self.first_player + 1) % self.num_players  # FOG-HARVEST-12, FOG-2P-12
+            self._stack.append(("year",))
+        elif kind == "finish_build":
+            self._finish_build(*frame[1:])
+        elif kind == "immediate":
+            p, cell = frame[1], frame[2]
+            card = self.cards.locations[self.farms[p].grid[cell]]
+            if card.ability is not None and card.ability.kind == "immediate":  # FOG-ABIL-1
+                self._stack.append(("ops", p, cell, card.ability.effect, 0))
+        elif kind == "finish_harvest":
+            self._finish_harvest(frame[1], frame[2])
+        elif kind == "ops":
+            self._run_ops(*frame[1:])
+        elif kind == "gain_equipment":
+            self._draw_equipment(frame[1], frame[2])
+        else:  # pragma: no cover - a frame name typo is a programming error
+            raise RuntimeError(f"unknown frame {frame!r}")
+
+    # ------------------------------------------------------------------ legal actions
+
+    def _compute_legal(self) -> list[int]:
+        frame = self._stack[-1]
+        kind, p = frame[0], frame[1]
+        L = self.layout
+        farm = self.farms[p]
+        if kind == "split":
+            sizes = [len(pile) for pile in self.piles]
+            total = min(HAND_SIZE, sum(sizes))
+            need = min(3, sum(1 for s in sizes if s))  # FOG-RUL-14
+            return [
+                L.SPLIT + i for i, s in enumerate(SPLITS)
+                if _SPLIT_SUM[i] == total and _SPLIT_NONZERO[i] >= need
+                and s[0] <= sizes[0] and s[1] <= sizes[1] and s[2] <= sizes[2] and s[3] <= sizes[3]
+            ]
+        if kind == "pick":
+            source = self.display if self.two_player else self.hands[p]
+            return [L.PICK + i for i in range(len(source))]
+        if kind == "act":
+            return self._act_legal(p, farm)
+        if kind == "pay_water":
+            return [L.PAY_WATER + t for t in farm.towers_in_range(frame[2])]
+        if kind == "store_water":
+            return [L.STORE_WATER + t for t in farm.towers_with_room()]
+        if kind == "harvest":
+            return [L.HARVEST + c for c in self._harvest_cells(p, unused_only=True, payable=True)] + [L.HARVEST_END]
+        if kind == "keep_equipment":
+            return [L.KEEP_EQUIPMENT + i for i in range(len(frame[2]))]
+        if kind == "place_equipment":
+            tile = self.cards.equipment[frame[2]]
+            cells = sorted(c for c in farm.occupied if self._tile_fits(farm, tile, c))
+            return [L.PLACE_EQUIPMENT + c for c in cells] + [L.SET_ASIDE]
+        if kind == "attach":
+            return [L.ATTACH + i for i in self._attachable(p, frame[2])] + [L.ATTACH_DONE]
+        if kind == "ability_target":
+            pool = farm.tower_capacity if frame[2] == "tower" else farm.silo_capacity
+            return [L.ABILITY_TARGET + c for c in sorted(pool)]
+        if kind == "ability_option":
+            pay, max_times = frame[3], frame[5]
+            return [L.ABILITY_OPTION + k for k in range(max_times + 1) if self._can_pay_trade(farm, pay, k)]
+        raise RuntimeError(f"no legal actions for frame {frame!r}")  # pragma: no cover
+
+    def _act_legal(self, p: int, farm: Farm) -> list[int]:
+        L = self.layout
+        card = self.cards.locations[self.picks[p]]
+        out: list[int] = []
+        frontier = sorted(farm.frontier)
+        cost = card.cost
+        if farm.coins >= cost.coins and farm.food >= cost.food:  # FOG-ACT-BUILD-3..7
+            if cost.water:
+                out += [L.BUILD + c for c in frontier if farm.water_in_range(c) >= cost.water]
+            else:
+                out += [L.BUILD + c for c in frontier]
+        if self.towers_left and farm.coins >= TOWER_COST:  # FOG-ACT-TOWER-5
+            out += [L.TOWER + c for c in frontier]
+        if self.silos_left:  # FOG-ACT-SILO-5
+            out += [L.SILO + c for c in frontier]
+        out += [L.MARKET + k for k in range(min(MARKET_SALES - 1, farm.food) + 1)]  # FOG-ACT-MARKET-4
+        if farm.coins >= RESTORE_COST:  # FOG-ACT-RESTORE-3
+            out += [L.RESTORE + c for c in sorted(farm.fallow)]
+        return out
+
+    def harvest_cost(self, p: int, cell: int) -> tuple[int, int, int]:
+        """Effective harvest cost (coins, water, food) after equipment discounts, never below 0."""
+        farm = self.farms[p]
+        cost = self.cards.locations[farm.grid[cell]].harvest_cost
+        coins, water, food = cost.coins, cost.water, cost.food
+        for tile_id in farm.equipment.get(cell, ()):
+            tile = self.cards.equipment[tile_id]
+            if tile.timing == "permanent":
+                for op in tile.effect:
+                    d = op.get("harvest_discount")
+                    if d:
+                        coins -= d.get("coins", 0)
+                        water -= d.get("water", 0)
+                        food -= d.get("food", 0)
+        return max(coins, 0), max(water, 0), max(food, 0)
+
+    def _harvest_cells(self, p: int, unused_only: bool, payable: bool = False) -> list[int]:
+        farm = self.farms[p]
+        out = []
+        for cell in farm.occupied:
+            code = farm.grid[cell]
+            if code < 0 or cell in farm.fallow or self._info[code][2] != "harvest":
+                continue
+            if unused_only and cell in self.harvested:
+                continue
+            if payable:
+                coins, water, food = self.harvest_cost(p, cell)
+                if farm.coins < coins or farm.food < food or (water and farm.water_in_range(cell) < water):
+                    continue
+            out.append(cell)
+        out.sort()
+        return out
+
+    def _tile_fits(self, farm: Farm, tile, cell: int) -> bool:
+        """FOG-EQUIP-4/5/6/10: matching face-up host with room and no tile of the same name."""
+        code = farm.grid[cell]
+        if code == EMPTY or cell in farm.fallow:
+            return False
+        if tile.host == "WaterTower":
+            if code != TOWER:
+                return False
+        elif tile.host == "Silo":
+            if code != SILO:
+                return False
+        else:
+            if code < 0:
+                return False
+            pile, subtype, ability = self._info[code]
+            if pile != tile.host:
+                return False
+            if tile.keyword is not None and tile.keyword not in (subtype, ability):
+                return False
+        present = farm.equipment.get(cell, ())
+        if len(present) >= MAX_TILES_PER_LOCATION:
+            return False
+        equipment = self.cards.equipment
+        return all(equipment[t].name != tile.name for t in present)
+
+    def _attachable(self, p: int, cell: int) -> list[int]:
+        farm = self.farms[p]
+        equipment = self.cards.equipment
+        out, names = [], set()
+        for i, tile_id in enumerate(farm.set_aside):
+            tile = equipment[tile_id]
+            if tile.name not in names and self._tile_fits(farm, tile, cell):
+                out.append(i)
+                names.add(tile.name)  # one slot per design: slots of the same name are interchangeable
+        return out
+
+    def _can_pay_trade(self, farm: Farm, pay: dict, times: int) -> bool:
+        return farm.coins >= pay.get("coins", 0) * times and farm.food >= pay.get("food", 0) * times
+
+    # ------------------------------------------------------------------ applying decisions
+
+    def _apply(self, action: int) -> None:
+        frame = self._stack.pop()
+        kind, p = frame[0], frame[1]
+        what, arg = self.layout.decode(action)
+        farm = self.farms[p]
+        self._legal = None
+        if kind == "split":
+            self._take_split(p, SPLITS[arg])
+        elif kind == "pick":
+            if self.two_player:
+                self.picks[p] = self.display.pop(arg)  # FOG-2P-6
+            else:
+                self.picks[p] = self.hands[p].pop(arg)  # FOG-ACT-3
+        elif kind == "act":
+            self._act(p, farm, what, arg)
+        elif kind == "pay_water":
+            farm.tower_water[arg] -= 1  # FOG-WATER-1/6
+            if frame[3] > 1:
+                self._stack.append(("pay_water", p, frame[2], frame[3] - 1))
+        elif kind == "store_water":
+            farm.tower_water[arg] += 1  # FOG-STORE-5
+            self._gain_water(p, frame[2] - 1)
+        elif kind == "harvest":
+            if what == "harvest_end":
+                self._end_harvest(p)
+            else:
+                coins, water, food = self.harvest_cost(p, arg)  # FOG-HARVEST-2/6/7/8
+                farm.coins -= coins
+                farm.food -= food
+                self._stack.append(frame)  # the harvest decision stays open until harvest_end
+                self._stack.append(("finish_harvest", p, arg))
+                if water:
+                    self._stack.append(("pay_water", p, arg, water))
+        elif kind == "keep_equipment":
+            tiles = frame[2]
+            kept = tiles[arg]
+            rest = [t for i, t in enumerate(tiles) if i != arg]
+            self.equipment_stack[0:0] = list(reversed(rest))  # FOG-EQUIP-3, FOG-RUL-19
+            self._stack.append(("place_equipment", p, kept))
+        elif kind == "place_equipment":
+            tile_id = frame[2]
+            if what == "set_aside":
+                farm.set_aside.append(tile_id)  # FOG-EQUIP-8
+            else:
+                self._place_tile(p, tile_id, arg)  # FOG-EQUIP-7
+        elif kind == "attach":
+            if what == "attach":
+                self._stack.append(frame)  # more tiles may follow (FOG-RUL-27)
+                tile_id = farm.set_aside.pop(arg)
+                self._place_tile(p, tile_id, frame[2])  # FOG-EQUIP-9
+        elif kind == "ability_target":
+            by = frame[3]
+            if frame[2] == "tower":
+                farm.tower_capacity[arg] += by
+            else:
+                farm.silo_capacity[arg] += by
+        elif kind == "ability_option":
+            cell, pay, gain = frame[2], frame[3], frame[4]
+            if arg:
+                farm.coins -= pay.get("coins", 0) * arg
+                farm.food -= pay.get("food", 0) * arg
+                self._gain(p, {k: v * arg for k, v in gain.items()}, cell)
+        else:  # pragma: no cover
+            raise RuntimeError(f"cannot apply to frame {frame!r}")
+
+    def _act(self, p: int, farm: Farm, what: str, arg: int) -> None:
+        card = self.picks[p]
+        farm.actions_taken += 1
+        if what == "build":
+            cost = self.cards.locations[card].cost
+            farm.coins -= cost.coins  # FOG-ACT-BUILD-3
+            farm.food -= cost.food  # FOG-ACT-BUILD-5
+            self._stack.append(("finish_build", p, card, arg))
+            if cost.water:  # FOG-ACT-BUILD-4: paid from towers in range, one unit per decision
+                self._stack.append(("pay_water", p, arg, cost.water))
+            return
+        self.discard.append(card)  # FOG-ACT-11, FOG-ACT-14
+        self.picks[p] = None
+        if what == "tower":
+            farm.coins -= TOWER_COST
+            self.towers_left -= 1
+            farm.place(arg, TOWER)
+            farm.tower_capacity[arg] = self.cards.tower_capacity
+            farm.tower_water[arg] = self.cards.tower_start_water  # FOG-ACT-TOWER-4
+            self._stack.append(("attach", p, arg))  # FOG-RUL-20
+        elif what == "silo":
+            self.silos_left -= 1
+            farm.place(arg, SILO)
+            farm.silo_capacity[arg] = self.cards.silo_capacity  # FOG-ACT-SILO-4: empty
+            self._stack.append(("attach", p, arg))
+        elif what == "market":
+            farm.food -= arg
+            farm.coins += MARKET_BASE + MARKET_PER_FOOD * arg  # FOG-ACT-MARKET-1..3
+        elif what == "restore":
+            farm.coins -= RESTORE_COST
+            farm.fallow.discard(arg)  # FOG-ACT-RESTORE-2/4; no immediate ability, no attach (FOG-RUL-21)
+
+    def _finish_build(self, p: int, card: int, cell: int) -> None:
+        """FOG-ACT-BUILD-8, FOG-RUL-17: place, then attach set-aside tiles, then the Immediate ability."""
+        self.farms[p].place(cell, card)
+        self.picks[p] = None
+        self._push_in_order([("attach", p, cell), ("immediate", p, cell)])
+
+    def _take_split(self, p: int, split: tuple[int, ...]) -> None:
+        drawn = []
+        for pile_index, count in enumerate(split):
+            pile = self.piles[pile_index]
+            for _ in range(count):
+                drawn.append(pile.pop())  # FOG-DRAW-5: from the top
+            self.draw_counts[p][pile_index] += count  # FOG-DRAW-6
+        if self.two_player:
+            self.offer.extend(drawn)  # FOG-2P-2: unseen
+        else:
+            self.hands[p] = sorted(drawn)  # FOG-DRAW-9
+
+    def _fixed_split_now(self) -> tuple[int, ...]:
+        """FOG-RUL-3 split for this year, cut down to what the piles hold (then topped up in pile order)."""
+        want = list(self.fixed_split[self.year])
+        sizes = [len(pile) for pile in self.piles]
+        take = [min(w, s) for w, s in zip(want, sizes)]
+        short = min(HAND_SIZE, sum(sizes)) - sum(take)
+        for i in range(4):
+            extra = min(short, sizes[i] - take[i])
+            take[i] += extra
+            short -= extra
+        return tuple(take)
+
+    def _form_offer(self) -> None:
+        """FOG-2P-3/4: shuffle the drawn cards (keys fixed at setup) and turn up 6."""
+        keys = self._offer_keys[self.year - 1]
+        order = sorted(range(len(self.offer)), key=lambda i: keys[i])
+        self.offer = [self.offer[i] for i in order]
+        self.display = sorted(self.offer.pop() for _ in range(min(HAND_SIZE, len(self.offer))))
+
+    def _pass_hands(self) -> None:
+        n = self.num_players
+        step = 1 if self.direction == "clockwise" else -1  # FOG-ACT-5, FOG-RUL-29
+        new = [[] for _ in range(n)]
+        for p in range(n):
+            new[(p + step) % n] = sorted(self.hands[p])
+        self.hands = new
+
+    # ------------------------------------------------------------------ harvest
+
+    def _finish_harvest(self, p: int, cell: int) -> None:
+        """Apply a paid harvest ability, then the host's harvest-timed equipment (FOG-EQUIP-12)."""
+        self.harvested.add(cell)
+        farm = self.farms[p]
+        card = self.cards.locations[farm.grid[cell]]
+        frames = [("ops", p, cell, card.ability.effect, 0)]
+        for tile_id in farm.equipment.get(cell, ()):
+            tile = self.cards.equipment[tile_id]
+            if tile.timing == "harvest":
+                frames.append(("ops", p, cell, tile.effect, 0))
+        self._push_in_order(frames)
+
+    def _end_harvest(self, p: int) -> None:
+        """FOG-RUL-24: free abilities still unused apply (FOG-RUL-23), then unpaid ones turn fallow."""
+        frames = []
+        for cell in self._harvest_cells(p, unused_only=True):
+            if self.harvest_cost(p, cell) == (0, 0, 0):
+                frames.append(("finish_harvest", p, cell))
+        self._push_in_order(frames + [("harvest_close", p)])
+
+    def _close_harvest(self, p: int) -> None:
+        farm = self.farms[p]
+        for cell in self._harvest_cells(p, unused_only=True):
+            farm.fallow.add(cell)  # FOG-HARVEST-5
+            self.removed_equipment.extend(farm.equipment.pop(cell, ()))  # FOG-HARVEST-14, FOG-EQUIP-13
+        self.harvested = set()  # FOG-HARVEST-11
+
+    # ------------------------------------------------------------------ effects
+
+    def _gain(self, p: int, amounts: dict, cell: int) -> None:
+        farm = self.farms[p]
+        farm.coins += amounts.get("coins", 0)
+        farm.vp_tokens += amounts.get("vp", 0)
+        if amounts.get("food"):
+            farm.gain_food(amounts["food"])  # FOG-STORE-7/8
+        if amounts.get("water"):
+            self._gain_water(p, amounts["water"])
+
+    def _gain_water(self, p: int, amount: int) -> None:
+        """FOG-STORE-5/6, FOG-RUL-12: the owner picks a tower with room per token, unless one tower
+        (or none) has room; tokens that find no room are lost."""
+        if amount <= 0:
+            return
+        farm = self.farms[p]
+        rooms = farm.towers_with_room()
+        if len(rooms) > 1:
+            self._stack.append(("store_water", p, amount))
+        elif rooms:
+            t = rooms[0]
+            farm.tower_water[t] = min(farm.tower_capacity[t], farm.tower_water[t] + amount)
+
+    def _run_ops(self, p: int, cell: int, ops: tuple, index: int) -> None:
+        farm = self.farms[p]
+        stack = self._stack
+        for i in range(index, len(ops)):
+            op = ops[i]
+            mark = len(stack)
+            if "gain" in op:
+                self._gain(p, effects.gain_amounts(farm, cell, op), cell)
+            elif not effects.condition_holds(farm, cell, op):
+                continue
+            elif "gain_equipment" in op:
+                stack.append(("gain_equipment", p, op["gain_equipment"]))
+            elif "raise_capacity" in op:
+                target, by = op["raise_capacity"]["target"], op["raise_capacity"]["by"]
+                if target == "host":
+                    pool = farm.tower_capacity if farm.grid[cell] == TOWER else farm.silo_capacity
+                    pool[cell] += by
+                else:
+                    stack.append(("ability_target", p, target, by))
+            elif "trade" in op:
+                t = op["trade"]
+                stack.append(("ability_option", p, cell, t["pay"], t["gain"], t["max_times"]))
+            if len(stack) > mark and i + 1 < len(ops):
+                stack.insert(mark, ("ops", p, cell, ops, i + 1))
+                return
+            if len(stack) > mark:
+                return
+
+    def _draw_equipment(self, p: int, times: int) -> None:
+        """FOG-EQUIP-2, FOG-RUL-19: draw up to 3, keep one (a decision), repeat ``times`` times."""
+        if not self.equipment_stack:
+            return
+        drawn = tuple(self.equipment_stack.pop() for _ in range(min(3, len(self.equipment_stack))))
+        if times > 1:
+            self._stack.append(("gain_equipment", p, times - 1))
+        self._stack.append(("keep_equipment", p, drawn))
+
+    def _place_tile(self, p: int, tile_id: int, cell: int) -> None:
+        farm = self.farms[p]
+        farm.equipment.setdefault(cell, []).append(tile_id)
+        tile = self.cards.equipment[tile_id]
+        if tile.timing in ("on_place", "permanent") and tile.effect:
+            self._stack.append(("ops", p, cell, tile.effect, 0))
+
+    # ------------------------------------------------------------------ bookkeeping for tests and observers
+
+    def pending_equipment(self) -> list[int]:
+        """Equipment tiles drawn and not yet kept or placed (they sit in decision frames)."""
+        out = []
+        for frame in self._stack:
+            if frame[0] == "keep_equipment":
+                out.extend(frame[2])
+            elif frame[0] == "place_equipment":
+                out.append(frame[2])
+        return out
+
+
+def _frame_to_json(frame: tuple) -> list:
+    return [list(x) if isinstance(x, tuple) and x and isinstance(x[0], dict) else x for x in frame]
+
+
+def _frame_from_json(item: list) -> tuple:
+    out = []
+    for x in item:
+        if isinstance(x, list) and x and isinstance(x[0], dict):
+            x = tuple(x)
+        elif isinstance(x, list):
+            x = tuple(x)
+        out.append(x)
+    return tuple(out)

@@ -1,0 +1,75 @@
+"""Final scoring (FOG-END-2..8) and the tie-break chain (FOG-END-10..13)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from . import effects
+from .farm import TOWER, Farm
+
+PARTS = ("printed_vp", "equipment", "coins", "food", "empty_towers", "end_game")
+
+
+@dataclass(frozen=True)
+class Score:
+    """One player's final score: the six items of FOG-END-3..8 and the tie-break keys."""
+
+    printed_vp: int  # item 1: printed VP of face-up cards + VP tokens (FOG-END-3)
+    equipment: int  # item 2: end-game VP of placed equipment + 1 per set-aside tile (FOG-END-4)
+    coins: int  # item 3: floor(coins / 3) (FOG-END-5)
+    food: int  # item 4: floor(food / 2) (FOG-END-6)
+    empty_towers: int  # item 5: 1 per tower holding no water (FOG-END-7)
+    end_game: int  # item 6: End-game abilities of face-up locations (FOG-END-8)
+    locations: int  # tie-break 1: face-up cards incl. towers and silos (FOG-END-11, FOG-RUL-22)
+    coins_held: int  # tie-break 2: coins held (FOG-END-12, FOG-RUL-36)
+
+    @property
+    def total(self) -> int:
+        return self.printed_vp + self.equipment + self.coins + self.food + self.empty_towers + self.end_game
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        return (self.total, self.locations, self.coins_held)
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "total": self.total}
+
+
+def score_farm(farm: Farm, cards, equipment) -> Score:
+    """Score one farm. ``cards``/``equipment`` are the card set's physical card and tile lists.
+    Scoring consumes nothing (FOG-END-9); fallow cards score nothing (FOG-RUL-37)."""
+    printed = farm.vp_tokens
+    end_game = 0
+    for cell in farm.occupied:
+        code = farm.grid[cell]
+        if code < 0 or cell in farm.fallow:
+            continue
+        card = cards[code]
+        printed += card.vp
+        if card.ability is not None and card.ability.kind == "end_game":
+            for op in card.ability.effect:
+                end_game += effects.gain_amounts(farm, cell, op).get("vp", 0)
+    equipment_vp = len(farm.set_aside)
+    for cell, tiles in farm.equipment.items():
+        for tile_id in tiles:
+            tile = equipment[tile_id]
+            if tile.timing == "end_game":
+                for op in tile.effect:
+                    equipment_vp += effects.gain_amounts(farm, cell, op).get("vp", 0)
+    empty = sum(1 for cell, w in farm.tower_water.items() if w == 0 and farm.grid[cell] == TOWER)
+    return Score(
+        printed_vp=printed,
+        equipment=equipment_vp,
+        coins=farm.coins // 3,
+        food=farm.food // 2,
+        empty_towers=empty,
+        end_game=end_game,
+        locations=farm.face_up_locations(),
+        coins_held=farm.coins,
+    )
+
+
+def winners(scores: list[Score]) -> list[int]:
+    """Seats that win: best total, then most locations, then most coins; the rest share (FOG-END-10..13)."""
+    best = max(s.key for s in scores)
+    return [i for i, s in enumerate(scores) if s.key == best]
