@@ -44,14 +44,14 @@ class Cost:
         return not (self.coins or self.water or self.food)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # effects hold dicts: identity hashing keeps cards usable as keys
 class Ability:
     kind: str  # immediate | harvest | end_game
     effect: tuple[dict, ...]
     cost: Cost = Cost()  # harvest cost (FOG-CARD-10); zero for other kinds
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LocationCard:
     """One design of location card; ``copies`` physical cards share it."""
 
@@ -91,7 +91,7 @@ class LocationCard:
         return location_text(self)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Equipment:
     design: int
     name: str
@@ -187,6 +187,8 @@ def _ability(where: _Where, raw: Any) -> Ability | None:
         raise where.error("ability.cost", "is only allowed on a harvest ability")
     cost = _cost(where, "ability.cost", raw.get("cost"))
     effect = effects.check_effect(raw.get("effect"), timing=kind, where=lambda f, p: where.error(f"ability.effect{f}", p))
+    if not effect:
+        raise where.error("ability.effect", "must list at least one operation (an ability that does nothing is a typo)")
     return Ability(kind=kind, effect=effect, cost=cost)
 
 
@@ -237,6 +239,8 @@ def _equipment(path: str, index: int, raw: Any, design: int) -> Equipment:
     effect = effects.check_effect(
         raw.get("effect"), timing=timing, where=lambda f, p: where.error(f"effect{f}", p), equipment_host=host
     )
+    if any("harvest_discount" in op for op in effect) and keyword != "harvest":
+        raise where.error("keyword", "must be 'harvest' for a tile with harvest_discount (its host needs a harvest ability)")
     return Equipment(
         design=design,
         name=name,
@@ -264,6 +268,13 @@ def load_card_set(path: str | Path | None = None) -> CardSet:
     raw = _mapping(top, "top level", raw, ("name", "towers", "silos", "locations", "equipment", "pile_size", "equipment_count"))
     towers = _mapping(top, "towers", raw.get("towers"), ("count", "capacity", "start_water"))
     silos = _mapping(top, "silos", raw.get("silos"), ("count", "capacity"))
+    tower_count = _int(top, "towers.count", towers.get("count", 20), minimum=2)
+    tower_capacity = _int(top, "towers.capacity", towers.get("capacity", 3), minimum=1)
+    tower_start_water = _int(top, "towers.start_water", towers.get("start_water", 3))
+    if tower_start_water > tower_capacity:
+        raise top.error("towers.start_water", f"({tower_start_water}) must not exceed towers.capacity ({tower_capacity})")
+    silo_count = _int(top, "silos.count", silos.get("count", 14), minimum=2)
+    silo_capacity = _int(top, "silos.capacity", silos.get("capacity", 4), minimum=1)
     pile_size = _int(top, "pile_size", raw.get("pile_size", 33), minimum=1)
     equipment_count = _int(top, "equipment_count", raw.get("equipment_count", 30), minimum=0)
 
@@ -277,7 +288,7 @@ def load_card_set(path: str | Path | None = None) -> CardSet:
         for i, entry in enumerate(entries):
             card = _location(shown, pile, i, entry, len(designs))
             if card.name in names:
-                raise _Where(shown, f"locations.{pile}[{i}]").error("name", f"{card.name!r} is used twice")
+                raise _Where(shown, f"locations.{pile}[{i}] {card.name!r}").error("name", f"{card.name!r} is used twice")
             names.add(card.name)
             designs.append(card)
         total = sum(c.copies for c in designs if c.pile == pile)
@@ -291,7 +302,7 @@ def load_card_set(path: str | Path | None = None) -> CardSet:
     for i, entry in enumerate(entries):
         tile = _equipment(shown, i, entry, len(tiles))
         if tile.name in {t.name for t in tiles}:
-            raise _Where(shown, f"equipment[{i}]").error("name", f"{tile.name!r} is used twice")
+            raise _Where(shown, f"equipment[{i}] {tile.name!r}").error("name", f"{tile.name!r} is used twice")
         tiles.append(tile)
     if sum(t.copies for t in tiles) != equipment_count:
         raise top.error("equipment", f"copies add up to {sum(t.copies for t in tiles)}, expected {equipment_count} (FOG-COMP-7)")
@@ -301,10 +312,10 @@ def load_card_set(path: str | Path | None = None) -> CardSet:
         path=str(path),
         location_designs=designs,
         equipment_designs=tiles,
-        tower_count=_int(top, "towers.count", towers.get("count", 20)),
-        tower_capacity=_int(top, "towers.capacity", towers.get("capacity", 3), minimum=1),
-        tower_start_water=_int(top, "towers.start_water", towers.get("start_water", 3)),
-        silo_count=_int(top, "silos.count", silos.get("count", 14)),
-        silo_capacity=_int(top, "silos.capacity", silos.get("capacity", 4), minimum=1),
+        tower_count=tower_count,
+        tower_capacity=tower_capacity,
+        tower_start_water=tower_start_water,
+        silo_count=silo_count,
+        silo_capacity=silo_capacity,
         pile_size=pile_size,
     )
