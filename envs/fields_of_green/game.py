@@ -22,7 +22,7 @@ import numpy as np
 
 from . import effects
 from .actions import MARKET_SALES, SPLIT_INDEX, SPLITS, ActionLayout
-from .cards import PILES, CardSet, load_card_set
+from .cards import DEFAULT_CARD_SET, PILES, CardSet, load_card_set
 from .farm import EMPTY, SILO, TOWER, Farm, geometry
 from .scoring import Score, score_farm, winners
 
@@ -43,6 +43,12 @@ DECISIONS = frozenset({
 })
 _SPLIT_NONZERO = [sum(1 for c in s if c) for s in SPLITS]
 _SPLIT_SUM = [sum(s) for s in SPLITS]
+# _SPLIT_CANDIDATES[total][need]: (index, split) of every split drawing `total` cards from >= `need` piles
+_SPLIT_CANDIDATES = [
+    [tuple((i, s) for i, s in enumerate(SPLITS) if _SPLIT_SUM[i] == total and _SPLIT_NONZERO[i] >= need)
+     for need in range(4)]
+    for total in range(HAND_SIZE + 1)
+]
 
 
 class IllegalActionError(ValueError):
@@ -52,6 +58,29 @@ class IllegalActionError(ValueError):
 @lru_cache(maxsize=16)
 def _cached_card_set(path: str | None) -> CardSet:
     return load_card_set(path)
+
+
+@lru_cache(maxsize=32)
+def _cached_layout(farm_size: int, equipment_tiles: int) -> ActionLayout:
+    return ActionLayout(farm_size, equipment_tiles)  # read-only once built: shared by every game
+
+
+def _legal_splits(sizes: list[int]) -> list[int]:
+    """Indices into SPLITS legal for these pile sizes (FOG-DRAW-2..4, FOG-RUL-14)."""
+    total = min(HAND_SIZE, sum(sizes))
+    need = min(3, sum(1 for s in sizes if s))  # FOG-RUL-14
+    return [
+        i for i, s in _SPLIT_CANDIDATES[total][need]
+        if s[0] <= sizes[0] and s[1] <= sizes[1] and s[2] <= sizes[2] and s[3] <= sizes[3]
+    ]
+
+
+def _card_set_reference(card_set: str | Path | CardSet | None) -> str | None:
+    """What a record stores to reload the set: None for the base set, else the file it came from."""
+    if card_set is None:
+        return None
+    path = card_set.path if isinstance(card_set, CardSet) else str(card_set)
+    return None if Path(path) == DEFAULT_CARD_SET else path
 
 
 def _directions(value: Iterable[str]) -> tuple[str, ...]:
@@ -105,14 +134,14 @@ class Game:
         self.auto_single = bool(auto_single)
         self.variant: dict[str, Any] = {
             "farm_size": farm_size,
-            "card_set": None if card_set is None or isinstance(card_set, CardSet) else str(card_set),
+            "card_set": _card_set_reference(card_set),
             "fixed_split": {str(k): list(v) for k, v in self.fixed_split.items()} if self.fixed_split else None,
             "pass_directions": list(self.pass_directions),
             "first_player": first_player,
             "auto_single": self.auto_single,
         }
         self.geometry = geometry(farm_size)
-        self.layout = ActionLayout(farm_size, len(self.cards.equipment))
+        self.layout = _cached_layout(farm_size, len(self.cards.equipment))
         self._info = [(c.pile, c.subtype, c.ability_kind) for c in self.cards.locations]
         self._setup(first_player)
 
@@ -215,10 +244,11 @@ class Game:
         return self.layout.size
 
     def legal_actions(self) -> list[int]:
-        """Sorted legal action indices for the current decision (empty when the game is over)."""
+        """Sorted legal action indices for the current decision (empty when the game is over).
+        A fresh list each call: callers may shuffle it without touching the engine's cache."""
         if self._legal is None:
             self._legal = self._compute_legal() if self._stack else []
-        return self._legal
+        return list(self._legal)
 
     def legal_mask(self) -> np.ndarray:
         mask = np.zeros(self.layout.size, dtype=bool)
@@ -228,9 +258,13 @@ class Game:
     def apply(self, action: int) -> None:
         """Apply one action for the current player. Raises IllegalActionError, state untouched."""
         try:
-            action = int(action)
+            index = int(action)
+            exact = bool(index == action)  # 3.7 or "3" must not silently become action 3 (FOG-RUL-16)
         except (TypeError, ValueError):
-            raise IllegalActionError(f"action must be an integer index, got {action!r}") from None
+            exact = False
+        if not exact:
+            raise IllegalActionError(f"action must be an integer index, got {action!r}")
+        action = index
         legal = self.legal_actions()
         if action not in legal:
             raise IllegalActionError(self._illegal_message(action, legal))
@@ -564,14 +598,7 @@ class Game:
         L = self.layout
         farm = self.farms[p]
         if kind == "split":
-            sizes = [len(pile) for pile in self.piles]
-            total = min(HAND_SIZE, sum(sizes))
-            need = min(3, sum(1 for s in sizes if s))  # FOG-RUL-14
-            return [
-                L.SPLIT + i for i, s in enumerate(SPLITS)
-                if _SPLIT_SUM[i] == total and _SPLIT_NONZERO[i] >= need
-                and s[0] <= sizes[0] and s[1] <= sizes[1] and s[2] <= sizes[2] and s[3] <= sizes[3]
-            ]
+            return [L.SPLIT + i for i in _legal_splits([len(pile) for pile in self.piles])]
         if kind == "pick":
             source = self.display if self.two_player else self.hands[p]
             return [L.PICK + i for i in range(len(source))]
