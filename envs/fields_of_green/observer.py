@@ -1,0 +1,885 @@
+"""One agent's information state as named float32 arrays, filled in place (FOG-INFO, FOG-RUL-31).
+
+The layout is declared once, in :data:`LAYOUT` (array name, shape, meaning) and in the feature
+tables it refers to (:data:`CARD_FEATURES`, :data:`CELL_PLANES`, :data:`PLAYER_FEATURES`,
+:data:`GAME_FEATURES`, :data:`DECISION_FEATURES`, :data:`TILE_FEATURES`). The environments build
+their gymnasium spaces from it and ``docs/env.md`` prints it
+(``python -m farmgames.envs.fields_of_green.observer`` writes the markdown table).
+
+Everything is seen from the viewing seat: player axes are rotated so that index 0 is the viewer,
+index 1 the next seat clockwise (its left neighbour, FOG-RUL-29), and so on. Cell axes are the
+engine's ``(row, col)`` grid (FOG-RUL-8). Values are raw counts and flags (no scaling).
+
+What an agent may NOT see is never written: other players' hands, this turn's picks of others before
+the reveal (FOG-ACT-4), the order of the main piles, the 2-player offer pile and the Equipment stack
+(FOG-INFO-5), and tiles another player drew or put on the bottom (FOG-INFO-8). Only the deciding
+agent sees its decision's private context (the tiles it drew, the tile it keeps).
+
+Speed: farms are public and identical for every viewer, so each seat's grid planes are cached in seat
+order and updated incrementally (only cells whose card, water, fallow state or equipment changed
+since the last call); filling a buffer copies, in rotated order, only the farms that changed since that
+buffer was last filled for the same seat (all of them the first time). Per-card and per-tile feature
+rows are computed once per card set. The cache is keyed on the ``Game`` object and its action count;
+call :meth:`Observer.invalidate` after editing a game by hand.
+
+The engine stays free of gymnasium/pettingzoo: this module only needs numpy.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+from typing import Iterable
+
+import numpy as np
+
+from .cards import ALL_SUBTYPES, HOST_TYPES, EQUIPMENT_TIMINGS, PILES
+from .farm import EMPTY, SILO, TOWER
+from .game import DECISIONS, HAND_SIZE, TURNS, YEARS, Game
+
+INF = math.inf
+
+# ---------------------------------------------------------------------------------------------
+# Feature tables: (name, meaning, high). high 1 = flag or one-hot, INF = an unbounded count.
+
+CARD_FEATURES: tuple[tuple[str, str, float], ...] = (
+    *((f"pile_{p.lower()}", f"location type {p} (FOG-CARD-1)", 1.0) for p in PILES),
+    *((f"subtype_{s}", f"sub-type {s} (FOG-CARD-3/4)", 1.0) for s in ALL_SUBTYPES),
+    ("cost_coins", "build cost: coins (FOG-CARD-6)", INF),
+    ("cost_water", "build cost: water (FOG-CARD-7)", INF),
+    ("cost_food", "build cost: food (FOG-CARD-7)", INF),
+    ("vp", "printed VP (FOG-CARD-8)", INF),
+    ("ability_immediate", "has an Immediate ability (FOG-CARD-9)", 1.0),
+    ("ability_harvest", "has a Harvest ability", 1.0),
+    ("ability_end_game", "has an End-game ability", 1.0),
+    ("harvest_coins", "harvest cost: coins (on a farm: after equipment discounts)", INF),
+    ("harvest_water", "harvest cost: water (on a farm: after equipment discounts)", INF),
+    ("harvest_food", "harvest cost: food (on a farm: after equipment discounts)", INF),
+)
+C = len(CARD_FEATURES)
+_CF = {name: i for i, (name, _, _) in enumerate(CARD_FEATURES)}
+
+CELL_PLANES: tuple[tuple[str, str, float], ...] = (
+    ("occupied", "a card is on the cell (location, fallow card, tower or silo)", 1.0),
+    ("buildable", "empty and orthogonally adjacent to a card: a legal placement cell (FOG-FARM-3)", 1.0),
+    ("fallow", "the location card is face down (FOG-CARD-13)", 1.0),
+    ("tower", "a Water Tower", 1.0),
+    ("silo", "a Silo", 1.0),
+    ("water", "water on this tower (FOG-STORE-1)", INF),
+    ("tower_capacity", "this tower's capacity (FOG-RUL-10)", INF),
+    ("silo_capacity", "this silo's capacity (FOG-RUL-10)", INF),
+    ("equipment", "equipment tiles placed on this location (FOG-EQUIP-10)", INF),
+    ("harvested", "its harvest ability was already used in the current Harvest phase", 1.0),
+)
+FARM_PLANES: tuple[tuple[str, str, float], ...] = tuple(
+    (f"card_{n}", m, h) for n, m, h in CARD_FEATURES
+) + CELL_PLANES
+Q = len(FARM_PLANES)
+_FP = {name: i for i, (name, _, _) in enumerate(FARM_PLANES)}
+
+PLAYER_FEATURES: tuple[tuple[str, str, float], ...] = (
+    ("coins", "coins held (FOG-INFO-2)", INF),
+    ("food", "food in the silos (one pool, FOG-RUL-11)", INF),
+    ("food_capacity", "sum of silo capacities", INF),
+    ("water", "water on all towers", INF),
+    ("water_capacity", "sum of tower capacities", INF),
+    ("vp_tokens", "VP tokens gained", INF),
+    ("set_aside", "set-aside equipment tiles (1 VP each at the end, FOG-EQUIP-14)", INF),
+    ("towers", "Water Towers on the farm", INF),
+    ("silos", "Silos on the farm", INF),
+    ("fallow", "fallow cards on the farm", INF),
+    ("locations", "face-up cards incl. towers and silos (tie-break 1, FOG-RUL-22)", INF),
+    ("actions_taken", "actions A-E taken so far in the game", INF),
+    ("hand_size", "cards in hand (3-4 players; public count)", INF),
+    ("picked", "has a card picked this turn (face down until the reveal; only the fact is public)", 1.0),
+    ("first_player", "holds the First Player tile", 1.0),
+    ("to_act", "must decide now", 1.0),
+)
+U = len(PLAYER_FEATURES)
+_PF = {name: i for i, (name, _, _) in enumerate(PLAYER_FEATURES)}
+
+PHASES = ("upkeep", "draw", "action", "harvest", "end")
+GAME_FEATURES: tuple[tuple[str, str, float], ...] = (
+    *((f"year_{y}", f"year {y} (FOG-GEN-2)", 1.0) for y in range(1, YEARS + 1)),
+    *((f"turn_{t}", f"Action phase turn {t} (FOG-ACT-1; 2 players: t = pair of picks)", 1.0) for t in range(1, TURNS + 1)),
+    *((f"phase_{p}", f"phase {p}", 1.0) for p in PHASES),
+    ("clockwise", "this year's passing direction is clockwise (FOG-RUL-4)", 1.0),
+    ("counterclockwise", "this year's passing direction is counterclockwise", 1.0),
+    ("two_player", "the 2-player variant (section 13)", 1.0),
+    ("revealed", "this turn's picks are revealed (FOG-ACT-6)", 1.0),
+    *((f"pile_{p.lower()}", f"cards left in the {p} pile (FOG-INFO-4)", INF) for p in PILES),
+    ("towers_left", "Water Tower pile size (FOG-INFO-6)", INF),
+    ("silos_left", "Silo pile size (FOG-INFO-6)", INF),
+    ("equipment_stack", "tiles in the Equipment stack (order hidden, FOG-INFO-5)", INF),
+    ("offer_pile", "2 players: cards in the face-down offer pile", INF),
+    ("display", "2 players: cards in the face-up display", INF),
+    ("discard_pile", "cards in the discard pile", INF),
+)
+V = len(GAME_FEATURES)
+_GF = {name: i for i, (name, _, _) in enumerate(GAME_FEATURES)}
+
+DECISION_KINDS: tuple[str, ...] = (
+    "split", "pick", "act", "pay_water", "store_water", "harvest", "keep_equipment",
+    "place_equipment", "attach", "ability_target", "ability_option",
+)
+assert set(DECISION_KINDS) == set(DECISIONS)
+DECISION_FEATURES: tuple[tuple[str, str, float], ...] = (
+    *((f"kind_{k}", f"the pending decision (anyone's) is {k!r}", 1.0) for k in DECISION_KINDS),
+    ("yours", "the pending decision is the viewer's; the context below is filled only then", 1.0),
+    ("for_build", "pay_water/attach: for the location being built at decision_cell", 1.0),
+    ("for_harvest", "pay_water: for the harvest cost of the location at decision_cell", 1.0),
+    ("water_due", "pay_water: water still to pay, one unit per decision (FOG-WATER-6)", INF),
+    ("water_to_store", "store_water: gained water still to place (FOG-RUL-12)", INF),
+    ("trade_pay_coins", "ability_option: coins paid per trade", INF),
+    ("trade_pay_food", "ability_option: food paid per trade", INF),
+    ("trade_gain_coins", "ability_option: coins gained per trade", INF),
+    ("trade_gain_water", "ability_option: water gained per trade", INF),
+    ("trade_gain_food", "ability_option: food gained per trade", INF),
+    ("trade_gain_vp", "ability_option: VP tokens gained per trade", INF),
+    ("trade_max_times", "ability_option: most trades allowed", INF),
+    ("target_tower", "ability_target: choose a tower", 1.0),
+    ("target_silo", "ability_target: choose a silo", 1.0),
+    ("raise_by", "ability_target: capacity added to the chosen structure", INF),
+)
+K = len(DECISION_FEATURES)
+_DF = {name: i for i, (name, _, _) in enumerate(DECISION_FEATURES)}
+
+TILE_FEATURES_FIXED: tuple[tuple[str, str, float], ...] = (
+    *((f"host_{h}", f"may be placed on a {h} (FOG-EQUIP-4, FOG-RUL-20)", 1.0) for h in HOST_TYPES),
+    *((f"timing_{t}", f"timing {t} (FOG-EQUIP-12)", 1.0) for t in EQUIPMENT_TIMINGS),
+)
+
+RECALL_TURNS = TURNS - 1  # nothing is passed after turn 6 (FOG-ACT-8)
+EQUIPMENT_DRAW = 3
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One named array of the observation."""
+
+    name: str
+    dims: tuple[str, ...]  # symbolic shape, for the docs
+    shape: tuple[int, ...]
+    meaning: str
+    high: np.ndarray  # per element (broadcast to shape), float32
+    start: int = 0  # offset in the flat buffer
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+
+def _highs(table: Iterable[tuple[str, str, float]]) -> np.ndarray:
+    return np.array([h for _, _, h in table], dtype=np.float32)
+
+
+class Observer:
+    """Fills one agent's observation arrays for a game (see the module docstring).
+
+    >>> game = Game(num_players=4, seed=0)
+    >>> obs = Observer(game)
+    >>> views = obs.observe(game, seat=game.current_player)
+    >>> views["farms"].shape
+    (4, 31, 9, 9)
+    """
+
+    def __init__(self, game: Game, perfect_recall: bool = False):
+        cards = game.cards
+        self.num_players = n = game.num_players
+        self.farm_size = s = game.geometry.size
+        self.cells = s * s
+        self.perfect_recall = bool(perfect_recall)
+        self.card_set = cards
+        self.D = D = len(cards.location_designs)
+        self.E = E = len(cards.equipment_designs)
+        self.T = T = len(TILE_FEATURES_FIXED) + E
+        self.two_player = n == 2
+        self.design_names = [d.name for d in cards.location_designs]
+        self.tile_names = [e.name for e in cards.equipment_designs]
+
+        card_hi = _highs(CARD_FEATURES)
+        tile_hi = np.concatenate([_highs(TILE_FEATURES_FIXED), np.ones(E, np.float32)])
+        design_hi = np.ones(D, np.float32)
+        spec = [
+            ("farms", ("players", "farm_planes", "rows", "cols"), (n, Q, s, s),
+             "every farm as grid planes, viewer first (planes: FARM_PLANES)",
+             _highs(FARM_PLANES)[None, :, None, None]),
+            ("placed_equipment", ("players", "equipment_designs"), (n, E),
+             "equipment tiles on each farm, per design (FOG-INFO-1)", np.full((1, E), INF, np.float32)),
+            ("set_aside_equipment", ("players", "equipment_designs"), (n, E),
+             "set-aside tiles of each player, per design (FOG-EQUIP-8)", np.full((1, E), INF, np.float32)),
+            ("discard", ("designs",), (D,), "discard pile contents per design (FOG-INFO-7)",
+             np.full(D, INF, np.float32)),
+            ("players", ("players", "player_features"), (n, U),
+             "resources and public status of every player, viewer first (PLAYER_FEATURES)",
+             _highs(PLAYER_FEATURES)[None, :]),
+            ("draw_counts", ("players", "piles"), (n, 4),
+             "cards each player drew from each main pile this year (FOG-DRAW-6)", np.full((1, 4), INF, np.float32)),
+            ("game", ("game_features",), (V,), "public game state (GAME_FEATURES)", _highs(GAME_FEATURES)),
+            ("revealed", ("players", "card_features + designs"), (n, C + D),
+             "each player's picked card once visible: the viewer's own always, others' after the reveal "
+             "(2 players: at once); zero when none (CARD_FEATURES, then design one-hot)",
+             np.concatenate([card_hi, design_hi])[None, :]),
+            ("hand", ("hand_slots", "1 + card_features + designs"), (HAND_SIZE, 1 + C + D),
+             "3-4 players: the viewer's hand; 2 players: the face-up display. Slot i is pick action i "
+             "(cards sorted by id). Columns: present flag, CARD_FEATURES, design one-hot",
+             np.concatenate([[1.0], card_hi, design_hi]).astype(np.float32)[None, :]),
+            ("decision", ("decision_features",), (K,), "the pending decision and its context (DECISION_FEATURES)",
+             _highs(DECISION_FEATURES)),
+            ("decision_card", ("card_features + designs",), (C + D,),
+             "the viewer's decision: the picked card being resolved (act, building) or the location "
+             "being harvested (pay_water) (CARD_FEATURES, then design one-hot)",
+             np.concatenate([card_hi, design_hi])),
+            ("decision_cell", ("rows", "cols"), (s, s),
+             "the viewer's decision: the cell concerned (build target, harvested location, new location "
+             "taking set-aside tiles)", np.ones((1, 1), np.float32)),
+            ("decision_tiles", ("draw_slots", "tile_features"), (EQUIPMENT_DRAW, T),
+             "keep_equipment: the drawn tiles, slot i = keep action i (TILE_FEATURES; private to the drawer)",
+             tile_hi[None, :]),
+            ("decision_kept", ("tile_features",), (T,),
+             "place_equipment: the kept tile to place or set aside (TILE_FEATURES)", tile_hi),
+        ]
+        if self.perfect_recall:
+            spec.append(
+                ("passed", ("turns 1-5", "designs"), (RECALL_TURNS, D),
+                 "perfect recall: per design, the cards of the hand the viewer passed on after its pick "
+                 "in each turn of this year (3-4 players; FOG-INFO-3)", np.full((1, D), INF, np.float32))
+            )
+        entries, start = [], 0
+        for name, dims, shape, meaning, high in spec:
+            hi = np.broadcast_to(np.asarray(high, np.float32), shape).astype(np.float32)
+            entries.append(Entry(name, dims, shape, meaning, hi, start))
+            start += int(np.prod(shape))
+        self.entries: tuple[Entry, ...] = tuple(entries)
+        self.size = start
+        self._entry = {e.name: e for e in entries}
+        self._slices = [(e.name, e.start, e.start + e.size, e.shape) for e in entries]
+        # arrays that are sparse (zeroed, then a few values set) form one contiguous block
+        self._zero_from = self._entry["revealed"].start
+        last = self._entry["decision_kept"]
+        self._zero_to = last.start + last.size
+        assert self._zero_to - self._zero_from == sum(
+            self._entry[k].size for k in ("revealed", "hand", "decision", "decision_card", "decision_cell",
+                                          "decision_tiles", "decision_kept"))
+        # players, draw_counts and game are adjacent: filled together from one list
+        pl, dc, gm = self._entry["players"], self._entry["draw_counts"], self._entry["game"]
+        assert pl.start + pl.size == dc.start and dc.start + dc.size == gm.start
+        self._players_from, self._players_to = pl.start, gm.start + gm.size
+        pe, se = self._entry["placed_equipment"], self._entry["set_aside_equipment"]
+        assert pe.start + pe.size == se.start  # filled together by one take
+        self._equip_from, self._equip_to = pe.start, se.start + se.size
+
+        # ---- per-card and per-tile feature rows, computed once
+        ncards = len(cards.locations)
+        self._card_rows = np.zeros((ncards, C), np.float32)
+        self._design = np.zeros(ncards, np.int64)
+        for i, card in enumerate(cards.locations):
+            self._card_rows[i] = self._card_features(card)
+            self._design[i] = card.design
+        self._full_rows = np.zeros((ncards, C + D), np.float32)  # card features + design one-hot
+        self._full_rows[:, :C] = self._card_rows
+        self._full_rows[np.arange(ncards), C + self._design] = 1.0
+        self._hand_rows = np.concatenate([np.ones((ncards, 1), np.float32), self._full_rows], axis=1)
+        self._harvest_card = [c.ability_kind == "harvest" for c in cards.locations]
+        ntiles = len(cards.equipment)
+        self._tile_rows = np.zeros((ntiles, T), np.float32)
+        self._tile_design = np.zeros(ntiles, np.int64)
+        nfixed = len(TILE_FEATURES_FIXED)
+        for i, tile in enumerate(cards.equipment):
+            self._tile_rows[i, HOST_TYPES.index(tile.host)] = 1.0
+            self._tile_rows[i, len(HOST_TYPES) + EQUIPMENT_TIMINGS.index(tile.timing)] = 1.0
+            self._tile_rows[i, nfixed + tile.design] = 1.0
+            self._tile_design[i] = tile.design
+        # seat rotation: order[viewer][k] = seat shown at index k
+        self._order = [np.array([(v + k) % n for k in range(n)], np.int64) for v in range(n)]
+        self._rank = [[(p - v) % n for p in range(n)] for v in range(n)]  # seat -> index for viewer v
+        self._buffers = [self.new_buffer() for _ in range(n)]
+        self._passed = np.zeros((n, RECALL_TURNS, D), np.float32)
+        self._recall_year = 0
+        self.invalidate()
+
+    # ------------------------------------------------------------------ layout helpers
+
+    @staticmethod
+    def _card_features(card) -> np.ndarray:
+        row = np.zeros(C, np.float32)
+        row[_CF[f"pile_{card.pile.lower()}"]] = 1.0
+        if card.subtype:
+            row[_CF[f"subtype_{card.subtype}"]] = 1.0
+        row[_CF["cost_coins"]] = card.cost.coins
+        row[_CF["cost_water"]] = card.cost.water
+        row[_CF["cost_food"]] = card.cost.food
+        row[_CF["vp"]] = card.vp
+        if card.ability_kind != "none":
+            row[_CF[f"ability_{card.ability_kind}"]] = 1.0
+        hc = card.harvest_cost
+        row[_CF["harvest_coins"]] = hc.coins
+        row[_CF["harvest_water"]] = hc.water
+        row[_CF["harvest_food"]] = hc.food
+        return row
+
+    def views(self, flat: np.ndarray) -> dict[str, np.ndarray]:
+        """Named views into a flat float32 buffer of length ``self.size``."""
+        return {name: flat[a:b].reshape(shape) for name, a, b, shape in self._slices}
+
+    def new_buffer(self) -> "ObservationBuffer":
+        """A fresh flat buffer and its named views, for :meth:`fill`."""
+        flat = np.zeros(self.size, np.float32)
+        return ObservationBuffer(flat, self.views(flat))
+
+    def feature_names(self, entry: str) -> list[str]:
+        """Names of the last (or, for farms, the plane) axis of an entry, for docs and debugging."""
+        D = [f"design:{n}" for n in self.design_names]
+        tiles = [n for n, _, _ in TILE_FEATURES_FIXED] + [f"tile:{n}" for n in self.tile_names]
+        return {
+            "farms": [n for n, _, _ in FARM_PLANES],
+            "players": [n for n, _, _ in PLAYER_FEATURES],
+            "draw_counts": list(PILES),
+            "placed_equipment": list(self.tile_names),
+            "set_aside_equipment": list(self.tile_names),
+            "revealed": [n for n, _, _ in CARD_FEATURES] + D,
+            "hand": ["present"] + [n for n, _, _ in CARD_FEATURES] + D,
+            "game": [n for n, _, _ in GAME_FEATURES],
+            "discard": list(self.design_names),
+            "decision": [n for n, _, _ in DECISION_FEATURES],
+            "decision_card": [n for n, _, _ in CARD_FEATURES] + D,
+            "decision_cell": [],
+            "decision_tiles": tiles,
+            "decision_kept": tiles,
+            "passed": list(self.design_names),
+        }[entry]
+
+    # ------------------------------------------------------------------ cache
+
+    def invalidate(self) -> None:
+        """Forget cached state: the next observation rebuilds every farm from the game."""
+        self._game = None
+        self._hist = -1
+
+    def reset(self, game: Game | None = None) -> None:
+        """Start of a new game (forgets perfect-recall memory too)."""
+        self.invalidate()
+        self._passed[:] = 0.0
+        self._recall_year = 0
+
+    def _rebuild(self, game: Game) -> None:
+        n = self.num_players
+        self._farm_cache = np.zeros((n, Q, self.cells), np.float32)
+        self._snap = [_FarmSnapshot() for _ in range(n)]
+        self._equipment_counts = np.zeros((2, n, self.E), np.float32)  # placed, set aside (per seat)
+        self._placed, self._aside = self._equipment_counts[0], self._equipment_counts[1]
+        self._discard_counts = np.zeros(self.D, np.float32)
+        self._discard_seen = 0
+        self._harvest_owner = None
+        self._harvest_cells: frozenset = frozenset()
+        self._game = game
+        # change stamps: when each farm's planes last changed, so that an observation buffer filled
+        # earlier for the same seat copies only the farms changed since (see fill); a new epoch (new
+        # game, invalidate) forces a full copy
+        self._epoch = getattr(self, "_epoch", 0) + 1
+        self._stamp = 0
+        self._farm_stamp = [0] * n
+
+    def _sync(self, game: Game) -> None:
+        """Bring the seat-ordered farm caches up to date with ``game`` (incrementally)."""
+        if game is self._game and len(game.history) == self._hist:
+            return
+        if game is not self._game:
+            self._rebuild(game)
+        self._hist = len(game.history)
+        self._stamp += 1
+        for seat in range(self.num_players):
+            self._sync_farm(game, seat)
+        # harvest markers (FOG-HARVEST-3): game.harvested belongs to the player harvesting now
+        if game.phase == "harvest" or self._harvest_owner is not None:
+            owner = game.current_player if game.phase == "harvest" else None
+            cells = frozenset(game.harvested) if owner is not None else frozenset()
+            if owner != self._harvest_owner or cells != self._harvest_cells:
+                plane = _FP["harvested"]
+                if self._harvest_owner is not None and self._harvest_cells:
+                    self._farm_cache[self._harvest_owner, plane, list(self._harvest_cells)] = 0.0
+                    self._farm_stamp[self._harvest_owner] = self._stamp
+                if owner is not None and cells:
+                    self._farm_cache[owner, plane, list(cells)] = 1.0
+                    self._farm_stamp[owner] = self._stamp
+                self._harvest_owner, self._harvest_cells = owner, cells
+        discard = game.discard
+        if len(discard) != self._discard_seen:
+            design = self._design
+            for card in discard[self._discard_seen:]:
+                self._discard_counts[design[card]] += 1.0
+            self._discard_seen = len(discard)
+
+    def _sync_farm(self, game: Game, seat: int) -> None:
+        farm = game.farms[seat]
+        snap = self._snap[seat]
+        a = self._farm_cache[seat]
+        changed = False
+        occupied = farm.occupied
+        if len(occupied) != snap.occupied:
+            grid = farm.grid
+            for cell in occupied[snap.occupied:]:
+                code = grid[cell]
+                if code >= 0:
+                    a[:C, cell] = self._card_rows[code]
+                    if self._harvest_card[code]:
+                        a[_FP["card_harvest_coins"]:_FP["card_harvest_food"] + 1, cell] = game.harvest_cost(seat, cell)
+                elif code == TOWER:
+                    a[_FP["tower"], cell] = 1.0
+                elif code == SILO:
+                    a[_FP["silo"], cell] = 1.0
+                a[_FP["occupied"], cell] = 1.0
+            changed = True
+            snap.occupied = len(occupied)
+            frontier = farm.frontier
+            plane = _FP["buildable"]
+            for cell in snap.frontier - frontier:
+                a[plane, cell] = 0.0
+            for cell in frontier - snap.frontier:
+                a[plane, cell] = 1.0
+            snap.frontier = set(frontier)
+        if farm.fallow != snap.fallow:
+            plane = _FP["fallow"]
+            for cell in farm.fallow ^ snap.fallow:
+                a[plane, cell] = 1.0 if cell in farm.fallow else 0.0
+            snap.fallow = set(farm.fallow)
+            changed = True
+        if farm.tower_water != snap.water:
+            plane = _FP["water"]
+            for cell, w in farm.tower_water.items():
+                a[plane, cell] = w
+            snap.water = dict(farm.tower_water)
+            changed = True
+        if farm.tower_capacity != snap.tower_capacity:
+            plane = _FP["tower_capacity"]
+            for cell, cap in farm.tower_capacity.items():
+                a[plane, cell] = cap
+            snap.tower_capacity = dict(farm.tower_capacity)
+            changed = True
+        if farm.silo_capacity != snap.silo_capacity:
+            plane = _FP["silo_capacity"]
+            for cell, cap in farm.silo_capacity.items():
+                a[plane, cell] = cap
+            snap.silo_capacity = dict(farm.silo_capacity)
+            changed = True
+        if farm.equipment != snap.equipment:
+            plane = _FP["equipment"]
+            grid = farm.grid
+            for cell in set(snap.equipment) | set(farm.equipment):
+                tiles = farm.equipment.get(cell, ())
+                if list(tiles) == snap.equipment.get(cell, []):
+                    continue
+                a[plane, cell] = len(tiles)
+                code = grid[cell]
+                if code >= 0 and self._harvest_card[code]:  # discounts change the harvest cost
+                    a[_FP["card_harvest_coins"]:_FP["card_harvest_food"] + 1, cell] = game.harvest_cost(seat, cell)
+            changed = True
+            snap.equipment = {cell: list(tiles) for cell, tiles in farm.equipment.items()}
+            placed = self._placed[seat]
+            placed[:] = 0.0
+            for tiles in farm.equipment.values():
+                for tile in tiles:
+                    placed[self._tile_design[tile]] += 1.0
+        if farm.set_aside != snap.set_aside:
+            aside = self._aside[seat]
+            aside[:] = 0.0
+            for tile in farm.set_aside:
+                aside[self._tile_design[tile]] += 1.0
+            snap.set_aside = list(farm.set_aside)
+        if changed:
+            self._farm_stamp[seat] = self._stamp
+
+    # ------------------------------------------------------------------ perfect recall
+
+    def pick_context(self, game: Game, seat: int) -> tuple | None:
+        """Before applying a 3-4 player pick with perfect recall: what :meth:`note_pick` needs (the
+        seat, year, turn and the hand it holds); None when there is nothing to remember."""
+        if not self.perfect_recall or self.two_player or game.decision_kind != "pick":
+            return None
+        return (seat, game.year, game.turn, list(game.hands[seat]))
+
+    def note_pick(self, seat: int, year: int, turn: int, hand: list[int], slot: int) -> None:
+        """After a pick was applied: remember the hand ``seat`` passed on (its hand minus the pick)."""
+        if year != self._recall_year:
+            self._passed[:] = 0.0
+            self._recall_year = year
+        if 1 <= turn <= RECALL_TURNS:
+            row = self._passed[seat, turn - 1]
+            row[:] = 0.0
+            for i, card in enumerate(hand):
+                if i != slot:
+                    row[self._design[card]] += 1.0
+
+    # ------------------------------------------------------------------ filling
+
+    def observe(self, game: Game, seat: int) -> dict[str, np.ndarray]:
+        """Fill and return the observation of ``seat`` in this observer's own per-seat buffer (the
+        arrays are overwritten by the next call for the same seat: copy them to keep them)."""
+        buf = self._buffers[seat]
+        self.fill(game, seat, buf)
+        return buf.views
+
+    def fill(self, game: Game, seat: int, buf: "ObservationBuffer") -> None:
+        """Write ``seat``'s observation of ``game`` into ``buf`` (from :meth:`new_buffer`); every
+        value of the buffer is rewritten."""
+        self._sync(game)
+        out = buf.views
+        flat = buf.flat
+        n = self.num_players
+        order = self._order[seat]
+        farms_out = out["farms"].reshape(n, Q, self.cells)
+        if buf.epoch == self._epoch and buf.seat == seat:
+            # only the farms that changed since this buffer was filled (usually one)
+            since = buf.stamp
+            stamps = self._farm_stamp
+            for k, p in enumerate(order.tolist()):
+                if stamps[p] > since:
+                    farms_out[k] = self._farm_cache[p]
+        else:
+            self._farm_cache.take(order, axis=0, out=farms_out)
+        buf.epoch, buf.stamp, buf.seat = self._epoch, self._stamp, seat
+        self._equipment_counts.take(order, axis=1, out=flat[self._equip_from:self._equip_to].reshape(2, n, self.E))
+        out["discard"][:] = self._discard_counts
+        flat[self._zero_from:self._zero_to] = 0.0
+
+        # ---- players, this year's draw counts and the public game state: one list, one assignment
+        current = game.current_player
+        two = self.two_player
+        values = []
+        draw = []
+        picks = game.picks
+        farms = game.farms
+        hands = game.hands
+        first = game.first_player
+        revealed = None
+        for p in order.tolist():
+            f = farms[p]
+            tw = f.tower_water
+            fallow = len(f.fallow)
+            values += (
+                f.coins, f.food, f.food_capacity, sum(tw.values()), sum(f.tower_capacity.values()),
+                f.vp_tokens, len(f.set_aside), len(tw), len(f.silo_capacity), fallow,
+                len(f.occupied) - fallow, f.actions_taken, len(hands[p]),
+                picks[p] is not None, p == first, p == current,
+            )
+            draw += game.draw_counts[p]
+            if picks[p] is not None and (p == seat or two or game.revealed):
+                if revealed is None:
+                    revealed = out["revealed"]
+                revealed[self._rank[seat][p]] = self._full_rows[picks[p]]
+        values += draw
+        flags = [0] * _PILES_AT  # GAME_FEATURES up to the pile sizes are one-hot flags
+        year, phase = game.year, game.phase
+        if 1 <= year <= YEARS:
+            flags[year - 1] = 1  # year_1 is feature 0
+        if phase == "action" and 1 <= game.turn <= TURNS:
+            flags[_TURN_BASE + game.turn - 1] = 1
+        if phase in _PHASE_INDEX:
+            flags[_PHASE_INDEX[phase]] = 1
+        flags[_CLOCKWISE if game.direction == "clockwise" else _COUNTERCLOCKWISE] = 1
+        flags[_TWO_PLAYER] = two
+        flags[_REVEALED] = game.revealed
+        piles = game.piles
+        values += flags
+        values += (len(piles[0]), len(piles[1]), len(piles[2]), len(piles[3]), game.towers_left,
+                   game.silos_left, len(game.equipment_stack), len(game.offer), len(game.display),
+                   len(game.discard))
+        flat[self._players_from:self._players_to] = np.array(values, np.float32)
+
+        # ---- hand (own hand, or the public 2-player display)
+        hand = game.display if two else hands[seat]
+        if hand:
+            out["hand"][:len(hand)] = self._hand_rows[hand]
+
+        # ---- pending decision
+        frame = game.decision
+        if frame is not None:
+            d = out["decision"]
+            d[_DECISION_INDEX[frame[0]]] = 1.0
+            if frame[1] == seat:
+                d[_DF["yours"]] = 1.0
+                self._fill_context(game, seat, frame, out)
+
+        if self.perfect_recall:
+            if game.year != self._recall_year:
+                self._passed[:] = 0.0
+                self._recall_year = game.year
+            out["passed"][:] = self._passed[seat]
+
+    def _fill_context(self, game: Game, seat: int, frame: tuple, out: dict[str, np.ndarray]) -> None:
+        kind = frame[0]
+        d = out["decision"]
+        cell_plane = out["decision_cell"].reshape(-1)
+        farm = game.farms[seat]
+        if kind == "act":
+            card = game.picks[seat]
+            if card is not None:
+                out["decision_card"][:] = self._full_rows[card]
+        elif kind == "pay_water":
+            cell, due = frame[2], frame[3]
+            d[_DF["water_due"]] = due
+            cell_plane[cell] = 1.0
+            code = farm.grid[cell]
+            if code == EMPTY:  # paying a build cost: the card is still the pick (FOG-ACT-BUILD-8)
+                d[_DF["for_build"]] = 1.0
+                card = game.picks[seat]
+            else:
+                d[_DF["for_harvest"]] = 1.0
+                card = code if code >= 0 else None
+            if card is not None:
+                out["decision_card"][:] = self._full_rows[card]
+        elif kind == "store_water":
+            d[_DF["water_to_store"]] = frame[2]
+        elif kind == "keep_equipment":
+            tiles = frame[2]
+            out["decision_tiles"][:len(tiles)] = self._tile_rows[list(tiles)]
+        elif kind == "place_equipment":
+            out["decision_kept"][:] = self._tile_rows[frame[2]]
+        elif kind == "attach":
+            cell = frame[2]
+            cell_plane[cell] = 1.0
+            d[_DF["for_build"]] = 1.0
+            code = farm.grid[cell]
+            if code >= 0:
+                out["decision_card"][:] = self._full_rows[code]
+        elif kind == "ability_target":
+            d[_DF["target_tower"] if frame[2] == "tower" else _DF["target_silo"]] = 1.0
+            d[_DF["raise_by"]] = frame[3]
+        elif kind == "ability_option":
+            cell, pay, gain, times = frame[2], frame[3], frame[4], frame[5]
+            if cell >= 0:
+                cell_plane[cell] = 1.0
+                code = farm.grid[cell]
+                if code >= 0:
+                    out["decision_card"][:] = self._full_rows[code]
+            d[_DF["trade_pay_coins"]] = pay.get("coins", 0)
+            d[_DF["trade_pay_food"]] = pay.get("food", 0)
+            for res in ("coins", "water", "food", "vp"):
+                d[_DF[f"trade_gain_{res}"]] = gain.get(res, 0)
+            d[_DF["trade_max_times"]] = times
+
+    # ------------------------------------------------------------------ text
+
+    def text(self, game: Game, seat: int) -> str:
+        """The same information as :meth:`observe`, as readable text for a person at ``seat``."""
+        from .render import farm_rows
+
+        cards = game.cards.locations
+        tiles = game.cards.equipment
+        label = game.geometry.label
+        n = self.num_players
+        order = [int(p) for p in self._order[seat]]
+        lines = []
+        others = ", ".join(f"player {p}" for p in order[1:])
+        lines.append(f"view of player {seat} (then, in seat order: {others})")
+        phase = game.phase + (f", turn {game.turn}/{TURNS}" if game.phase == "action" else "")
+        lines.append(
+            f"year {game.year}/{YEARS}, {phase}, passing {game.direction}, first player: player {game.first_player}"
+            + (", picks revealed" if game.revealed and not self.two_player else "")
+        )
+        lines.append(
+            "piles F/L/C/B: " + "/".join(str(len(p)) for p in game.piles)
+            + f"; towers left {game.towers_left}, silos left {game.silos_left}, "
+            f"equipment stack {len(game.equipment_stack)}"
+            + (f", offer pile {len(game.offer)}" if self.two_player else "")
+        )
+        lines.append(f"discard ({len(game.discard)}): " + (_counted(cards[c].name for c in game.discard) or "-"))
+        for p in order:
+            f = game.farms[p]
+            who = f"you (player {p})" if p == seat else f"player {p}"
+            status = []
+            if p == game.current_player:
+                status.append("to decide")
+            if p == game.first_player:
+                status.append("first player")
+            if not self.two_player:
+                status.append(f"hand {len(game.hands[p])}")
+                if game.picks[p] is not None:
+                    status.append("has picked")
+            lines.append(
+                f"{who}: coins {f.coins}, food {f.food}/{f.food_capacity}, "
+                f"water {f.water}/{sum(f.tower_capacity.values())} on {len(f.tower_water)} tower(s), "
+                f"VP tokens {f.vp_tokens}, actions {f.actions_taken}; " + ", ".join(status)
+            )
+            lines.append("  drew this year F/L/C/B: " + "/".join(str(x) for x in game.draw_counts[p]))
+            lines.extend("  " + row for row in farm_rows(f, cards))
+            for cell in sorted(f.occupied):
+                code = f.grid[cell]
+                if code < 0:
+                    if f.equipment.get(cell):
+                        kind = "Water Tower" if code == TOWER else "Silo"
+                        lines.append(f"  {label(cell)} {kind} with " + ", ".join(tiles[t].name for t in f.equipment[cell]))
+                    continue
+                extra = []
+                if cell in f.fallow:
+                    extra.append("fallow")
+                if f.equipment.get(cell):
+                    extra.append("equipment: " + ", ".join(tiles[t].name for t in f.equipment[cell]))
+                if self._harvest_card[code] and cell not in f.fallow:
+                    hc = game.harvest_cost(p, cell)
+                    extra.append(f"harvest cost {hc[0]}c/{hc[1]}w/{hc[2]}f")
+                    if game.phase == "harvest" and p == game.current_player and cell in game.harvested:
+                        extra.append("harvested")
+                lines.append(f"  {label(cell)} {cards[code].name}" + (f" [{'; '.join(extra)}]" if extra else ""))
+            if f.set_aside:
+                lines.append("  set aside: " + ", ".join(tiles[t].name for t in f.set_aside))
+            card = game.picks[p]
+            if card is not None and (p == seat or self.two_player or game.revealed):
+                lines.append(f"  picked: {cards[card].name}")
+        hand = game.display if self.two_player else game.hands[seat]
+        title = "display" if self.two_player else "your hand"
+        lines.append(f"{title}:" + ("" if hand else " (empty)"))
+        for i, card in enumerate(hand):
+            lines.append(f"  slot {i}: {_card_text(cards[card])}")
+        frame = game.decision
+        if frame is None:
+            lines.append("the game is over")
+        elif frame[1] != seat:
+            lines.append(f"waiting for player {frame[1]} ({frame[0]})")
+        else:
+            lines.append("your decision: " + self._context_text(game, seat, frame))
+        if self.perfect_recall and not self.two_player:
+            if game.year != self._recall_year:
+                self._passed[:] = 0.0
+                self._recall_year = game.year
+            for t in range(RECALL_TURNS):
+                row = self._passed[seat, t]
+                if row.any():
+                    names = ", ".join(
+                        f"{self.design_names[d]}" + (f" x{int(row[d])}" if row[d] > 1 else "")
+                        for d in np.flatnonzero(row)
+                    )
+                    lines.append(f"you passed on in turn {t + 1}: {names}")
+        return "\n".join(lines)
+
+    def _context_text(self, game: Game, seat: int, frame: tuple) -> str:
+        kind = frame[0]
+        cards = game.cards.locations
+        tiles = game.cards.equipment
+        label = game.geometry.label
+        farm = game.farms[seat]
+        if kind == "split":
+            return "choose this year's draw split (6 cards from at least 3 piles)"
+        if kind == "pick":
+            return "pick a card" + (" from the display" if self.two_player else " from your hand")
+        if kind == "act":
+            card = game.picks[seat]
+            return f"choose an action (A-E) with {cards[card].name}" if card is not None else "choose an action"
+        if kind == "pay_water":
+            cell, due = frame[2], frame[3]
+            code = farm.grid[cell]
+            what = (f"building {cards[game.picks[seat]].name}" if code == EMPTY and game.picks[seat] is not None
+                    else f"harvesting {cards[code].name}" if code >= 0 else "this cost")
+            return f"pay water for {what} at {label(cell)}: {due} still to pay, one unit per decision"
+        if kind == "store_water":
+            return f"place gained water on a tower with room: {frame[2]} to place"
+        if kind == "harvest":
+            return "harvest: pay a harvest cost, or end the harvest (unpaid locations turn fallow)"
+        if kind == "keep_equipment":
+            return "keep one equipment tile: " + "; ".join(f"{i}: {tiles[t].name}" for i, t in enumerate(frame[2]))
+        if kind == "place_equipment":
+            return f"place {tiles[frame[2]].name} on a matching location, or set it aside"
+        if kind == "attach":
+            return f"attach set-aside equipment to the new location at {label(frame[2])}, or stop"
+        if kind == "ability_target":
+            return f"choose a {frame[2]} to hold {frame[3]} more"
+        if kind == "ability_option":
+            pay, gain, times = frame[3], frame[4], frame[5]
+            return f"trade up to {times} time(s): pay {pay} to gain {gain}"
+        return kind
+
+    # ------------------------------------------------------------------ docs
+
+    def markdown(self) -> str:
+        """The observation layout as markdown tables (for docs/env.md)."""
+        lines = [
+            f"Observation layout for {self.num_players} players, farm_size {self.farm_size}, "
+            f"{self.D} location designs, {self.E} equipment designs"
+            + (", perfect_recall" if self.perfect_recall else "") + f": {self.size} float32 values.",
+            "",
+            "| array | shape | dims | meaning |",
+            "|---|---|---|---|",
+        ]
+        for e in self.entries:
+            lines.append(f"| `{e.name}` | {e.shape} | {' × '.join(e.dims)} | {e.meaning} |")
+        lines.append("| `action_mask` (beside `observation`) | "
+                     f"({Game(num_players=self.num_players, farm_size=self.farm_size).layout.size},) | actions | "
+                     "int8, 1 = legal now (see the action table) |")
+        for title, table in (
+            ("FARM_PLANES (axis 1 of `farms`; card planes are zero on empty cells, towers and silos)", FARM_PLANES),
+            ("PLAYER_FEATURES (axis 1 of `players`)", PLAYER_FEATURES),
+            ("CARD_FEATURES (card columns of `revealed`, `hand`, `decision_card`; then one column per design)", CARD_FEATURES),
+            ("GAME_FEATURES (`game`)", GAME_FEATURES),
+            ("DECISION_FEATURES (`decision`)", DECISION_FEATURES),
+            ("TILE_FEATURES (`decision_tiles`, `decision_kept`; then one column per equipment design)", TILE_FEATURES_FIXED),
+        ):
+            lines += ["", f"**{title}**", "", "| # | name | meaning | range |", "|---|---|---|---|"]
+            for i, (name, meaning, high) in enumerate(table):
+                lines.append(f"| {i} | `{name}` | {meaning} | {'0/1' if high == 1 else '≥ 0'} |")
+        return "\n".join(lines)
+
+
+@dataclass
+class ObservationBuffer:
+    """A flat float32 observation and its named views (the same memory). The last three fields record
+    what its farm planes hold (cache epoch, change stamp, seat), so a refill copies only the farms that
+    changed since."""
+
+    flat: np.ndarray
+    views: dict[str, np.ndarray]
+    epoch: int = -1
+    stamp: int = -1
+    seat: int = -1
+
+
+class _FarmSnapshot:
+    """What the cache last saw of one farm."""
+
+    __slots__ = ("occupied", "frontier", "fallow", "water", "tower_capacity", "silo_capacity", "equipment",
+                 "set_aside")
+
+    def __init__(self):
+        self.occupied = 0
+        self.frontier: set = set()
+        self.fallow: set = set()
+        self.water: dict = {}
+        self.tower_capacity: dict = {}
+        self.silo_capacity: dict = {}
+        self.equipment: dict = {}
+        self.set_aside: list = []
+
+
+_PHASE_INDEX = {p: _GF[f"phase_{p}"] for p in PHASES}
+_TURN_BASE = _GF["turn_1"]
+_PILES_AT = _GF["pile_field"]
+_CLOCKWISE, _COUNTERCLOCKWISE = _GF["clockwise"], _GF["counterclockwise"]
+_TWO_PLAYER, _REVEALED = _GF["two_player"], _GF["revealed"]
+assert _GF["year_1"] == 0 and [n for n, _, _ in GAME_FEATURES[_PILES_AT:]] == [
+    "pile_field", "pile_livestock", "pile_construction", "pile_building", "towers_left", "silos_left",
+    "equipment_stack", "offer_pile", "display", "discard_pile"]
+_DECISION_INDEX = {k: _DF[f"kind_{k}"] for k in DECISION_KINDS}
+
+
+def _counted(names: Iterable[str]) -> str:
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    return ", ".join(f"{name} x{c}" if c > 1 else name for name, c in sorted(counts.items()))
+
+
+def _card_text(card) -> str:
+    try:
+        return card.text
+    except Exception:  # card_text is optional sugar; never let it break an observation text
+        return card.name
+
+
+def layout_markdown(num_players: int = 4, farm_size: int = 9, perfect_recall: bool = True) -> str:
+    """Markdown of the observation layout for the default card set."""
+    return Observer(Game(num_players=num_players, seed=0, farm_size=farm_size), perfect_recall).markdown()
+
+
+if __name__ == "__main__":  # python -m farmgames.envs.fields_of_green.observer [players] [farm_size]
+    args = [int(a) for a in sys.argv[1:3]]
+    print(layout_markdown(*args))
