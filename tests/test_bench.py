@@ -1,0 +1,135 @@
+"""``farmgames bench`` works end to end in its few-second ``--smoke`` mode.
+
+The benchmark is a command, not a test: nothing here looks at how fast anything is, only that the
+command runs, writes JSON and markdown of the documented shape, and measures every part it claims to.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from farmgames.training import bench
+from farmgames.training.cli import main
+
+
+@pytest.fixture(scope="module")
+def smoke_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    json_path, md_path = out / "bench.json", out / "bench.md"
+    code = main(["bench", "--smoke", "--no-progress", "--out", str(json_path), "--markdown", str(md_path)])
+    assert code == 0
+    return json.loads(json_path.read_text()), md_path.read_text()
+
+
+def test_smoke_writes_json_with_every_section(smoke_report):
+    report, _ = smoke_report
+    assert report["format"] == "farmgames.bench/1"
+    assert report["mode"] == "smoke"
+    for key in ("machine", "throughput", "observation", "memory", "ppo", "targets"):
+        assert key in report
+    machine = report["machine"]
+    assert machine["cpu"] and machine["logical_cores"] >= 1
+    assert set(machine["versions"]) >= {"numpy", "pettingzoo", "gymnasium"}
+
+
+def test_smoke_measures_the_engine_and_the_reference(smoke_report):
+    report, _ = smoke_report
+    rows = {r["key"]: r for r in report["throughput"]}
+    for key in ("engine/2p", "engine/3p", "engine/4p", bench.REFERENCE):
+        assert "error" not in rows[key], rows[key]
+        stats = rows[key]["steps_per_s"]
+        assert stats["min"] <= stats["median"] <= stats["max"]
+        assert stats["median"] > 0
+        # the reference also runs after every other case's timed run, so it has more samples
+        assert len(rows[key]["repeats"]) >= report["settings"]["repeats"]
+    assert rows[bench.REFERENCE]["ratio_to_reference"] == pytest.approx(1.0)
+    assert len(rows["engine/4p"]["ratios"]) == report["settings"]["repeats"]
+    assert rows["engine/4p"]["ratio_to_reference"] > 0
+    assert rows["engine/4p"]["games_per_s"]["median"] > 0
+    assert rows["engine/4p"]["steps_per_game"] > 0
+
+
+def test_smoke_covers_the_farmgames_envs(smoke_report):
+    report, _ = smoke_report
+    rows = {r["key"]: r for r in report["throughput"]}
+    try:
+        from farmgames.envs import fields_of_green_v0  # noqa: F401
+    except ImportError:
+        pytest.skip("fields_of_green_v0 not available yet")
+    for key in ("fog/aec-env-4p", "fog/aec-raw-4p", "fog/parallel-4p"):
+        assert "error" not in rows[key], rows[key]
+        assert rows[key]["ratio_to_reference"] > 0
+    sizes = {o["env"]: o for o in report["observation"]}
+    fog = sizes["fields_of_green_v0.env(), 4 players"]
+    assert "error" not in fog, fog
+    assert fog["observation_bytes"] > 0 and fog["mask_size"] > 0
+
+
+def test_smoke_measures_memory_in_subprocesses(smoke_report):
+    report, _ = smoke_report
+    rows = {m["kind"]: m for m in report["memory"]}
+    kinds = ["engine"]
+    try:
+        from farmgames.envs import fields_of_green_v0  # noqa: F401
+
+        kinds.append("fog")
+    except ImportError:
+        pass
+    for kind in kinds:
+        assert "error" not in rows[kind], rows[kind]
+        assert rows[kind]["baseline_mib"] > 0
+        assert rows[kind]["counts"] == list(bench.MODES["smoke"]["memory_envs"])
+
+
+def test_smoke_measures_the_env_share_of_maskable_ppo(smoke_report):
+    report, _ = smoke_report
+    pytest.importorskip("sb3_contrib")
+    try:
+        from farmgames.wrappers.single_agent import FieldsOfGreenSingleAgentEnv  # noqa: F401
+    except ImportError:
+        pytest.skip("single-agent env not available yet")
+    row = report["ppo"][0]
+    assert "error" not in row, row
+    assert row["n_envs"] == 1 and row["learner_steps"] >= bench.MODES["smoke"]["ppo_steps"]
+    assert 0.0 < row["env_share"] <= row["env_share_with_masks"] < 1.0
+    assert row["torch_threads"] == 1
+
+
+def test_smoke_targets_and_markdown(smoke_report):
+    report, markdown = smoke_report
+    assert [t["key"] for t in report["targets"]][:len(bench.TARGETS)] == [t[0] for t in bench.TARGETS]
+    for t in report["targets"]:
+        assert t["met"] in (True, False, None)
+    for heading in ("## Machine", "## Targets", "## Throughput", "## Memory", "## Observation size",
+                    "## MaskablePPO"):
+        assert heading in markdown
+    assert "connect_four_v3" in markdown
+
+
+def test_summarise_and_ratio_helpers():
+    s = bench.summarise([1.0, 2.0, 4.0])
+    assert s["median"] == 2.0 and s["min"] == 1.0 and s["max"] == 4.0
+    assert s["spread_pct"] == pytest.approx(75.0)
+
+
+def test_bad_arguments_are_rejected():
+    with pytest.raises(SystemExit):
+        main(["bench", "--quick", "--smoke"])
+
+
+def test_engine_split_fast_path_matches_the_rule():
+    """game._legal_splits picks from a precomputed table (speed); it must equal the rule's direct
+    reading (FOG-DRAW-2..4, FOG-RUL-14) for every pile-size vector that matters (0..7 cards each)."""
+    from itertools import product
+
+    from farmgames.envs.fields_of_green import game
+    from farmgames.envs.fields_of_green.actions import SPLITS
+
+    for sizes in product(range(8), repeat=4):
+        total = min(game.HAND_SIZE, sum(sizes))
+        need = min(3, sum(1 for s in sizes if s))
+        expected = [i for i, s in enumerate(SPLITS)
+                    if sum(s) == total and sum(1 for c in s if c) >= need and all(a <= b for a, b in zip(s, sizes))]
+        assert game._legal_splits(list(sizes)) == expected, sizes
