@@ -1,0 +1,353 @@
+"""``farmgames train``: MaskablePPO (sb3-contrib) on the single-agent Fields of Green env, from a YAML config.
+
+    farmgames train --config configs/ppo_2p_vs_random.yaml
+    farmgames train --config configs/smoke.yaml --total-steps 512 --out /tmp/smoke
+
+The output folder (``out`` in the config, default ``runs/<name>``) receives:
+
+* ``resolved.yaml``: the config with every default filled in (``farmgames train --config`` accepts it);
+* ``progress.csv`` and TensorBoard event files (``tensorboard --logdir runs``): SB3's metrics plus
+  ``rollout/win_rate``, ``rollout/vp_mean`` and ``rollout/margin_mean`` over the last episodes;
+* ``checkpoints/model_<steps>_steps.zip`` every ``training.checkpoint_every`` steps, and ``final.zip``;
+* ``pool/`` (self-play only): the checkpoints the opponents are sampled from;
+* ``learning_curve.png`` and ``summary.json`` (steps, wall time, steps/s, last win rate).
+
+Every checkpoint carries the game configuration it was trained for (players, variant, observation and
+action sizes; see :func:`farmgames.training.policy.checkpoint_metadata`), so ``farmgames evaluate``
+rebuilds the same env and rejects a mismatched one with a clear error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import deque
+from pathlib import Path
+
+from .config import Config, ConfigError, load_config
+from .policy import CHECKPOINT_FORMAT, META_ATTRIBUTE
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", required=True, type=Path, help="YAML config (see configs/)")
+    parser.add_argument("--total-steps", type=int, default=None, help="override total_steps")
+    parser.add_argument("--out", type=str, default=None, help="override the output folder")
+    parser.add_argument("--seed", type=int, default=None, help="override seed")
+    parser.add_argument("--init-from", type=str, default=None, metavar="CHECKPOINT",
+                        help="start from this checkpoint's weights (override init_from)")
+    parser.add_argument("--n-envs", type=int, default=None, help="override training.n_envs")
+    parser.add_argument("--vec-env", choices=("dummy", "subproc"), default=None, help="override training.vec_env")
+    parser.add_argument("--torch-threads", type=int, default=None, help="override training.torch_threads")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args) -> int:
+    overrides = {
+        "total_steps": args.total_steps, "out": args.out, "seed": args.seed, "init_from": args.init_from,
+        "training.n_envs": args.n_envs,
+        "training.vec_env": args.vec_env, "training.torch_threads": args.torch_threads,
+    }
+    if args.no_progress:
+        overrides["training.progress_bar"] = False
+    try:
+        config = load_config(args.config, overrides)
+        summary = train(config)
+    except ConfigError as exc:
+        print(f"farmgames train: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"trained {summary['steps']} steps in {summary['seconds']:.0f} s ({summary['steps_per_second']:.0f} steps/s)")
+    if summary.get("win_rate") is not None:
+        print(f"win rate over the last {summary['episodes_in_window']} training episodes: {summary['win_rate']:.3f}")
+    print(f"final checkpoint: {summary['final']}")
+    print(f"evaluate it:      farmgames evaluate --policy {summary['final']} --opponents "
+          f"{' '.join(summary['eval_opponents'])} --games 1000 --seed 10000")
+    return 0
+
+
+# ------------------------------------------------------------------ building blocks
+
+
+def opponents_spec(config: Config, out_dir: Path):
+    """The ``opponents`` argument of the single-agent env for this config."""
+    base = config.env.opponents
+    if config.self_play.enabled:
+        return {"pool": str(out_dir / "pool"), "probability": config.self_play.probability, "base": base,
+                "pool_size": config.self_play.pool_size}
+    return base
+
+
+def env_kwargs(config: Config, out_dir: Path, torch_threads: int | None = None) -> dict:
+    return {
+        "num_players": config.env.num_players,
+        "opponents": opponents_spec(config, out_dir),
+        "learner_seat": config.env.learner_seat,
+        "deterministic_opponents": config.env.deterministic_opponents,
+        "reward_scale": config.env.reward_scale,
+        "torch_threads": torch_threads,
+        **config.env.variant,
+    }
+
+
+class _EnvFactory:
+    """Picklable env constructor (for SubprocVecEnv workers)."""
+
+    def __init__(self, kwargs: dict):
+        self.kwargs = kwargs
+
+    def __call__(self):
+        from farmgames.wrappers.single_agent import FieldsOfGreenSingleAgentEnv
+
+        return FieldsOfGreenSingleAgentEnv(**self.kwargs)
+
+
+def _start_method() -> str:
+    import multiprocessing
+
+    return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+def probe_env(config: Config, out_dir: Path) -> dict:
+    """Build one env to check the env section early; returns its facts. Errors name the config key."""
+    from farmgames.training.policy import CheckpointError
+    from farmgames.wrappers.single_agent import FieldsOfGreenSingleAgentEnv
+
+    kwargs = env_kwargs(config, out_dir)
+    try:
+        env = FieldsOfGreenSingleAgentEnv(**kwargs)
+    except CheckpointError as exc:
+        raise ConfigError(f"'env.opponents': {exc}") from None
+    except (TypeError, ValueError) as exc:
+        text = str(exc)
+        key = "env.opponents" if "opponent" in text else "env.variant"
+        for name in config.env.variant:
+            if name in text:
+                key = f"env.variant.{name}"
+                break
+        raise ConfigError(f"'{key}': {text}") from None
+    try:
+        env.reset(seed=config.seed)
+    finally:
+        env.close()
+    return env.facts
+
+
+def make_meta(config: Config, facts: dict) -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        farmgames_version = version("farmgames")
+    except PackageNotFoundError:  # pragma: no cover
+        farmgames_version = "unknown"
+    return {
+        "format": CHECKPOINT_FORMAT,
+        "env": "fields_of_green_v0",
+        "gym_id": "farmgames/FieldsOfGreen-v0",
+        "num_players": facts["num_players"],
+        "variant": facts["variant"],
+        "observation_size": facts["observation_size"],
+        "action_size": facts["action_size"],
+        "config_name": config.name,
+        "init_from": config.init_from,
+        "opponents": config.env.opponents,
+        "self_play": config.self_play.enabled,
+        "seed": config.seed,
+        "farmgames_version": farmgames_version,
+    }
+
+
+def _activation(name: str):
+    import torch.nn as nn
+
+    return {"tanh": nn.Tanh, "relu": nn.ReLU, "elu": nn.ELU, "leaky_relu": nn.LeakyReLU}[name]
+
+
+def _policy_kwargs(p) -> dict:
+    from .networks import SymLogFlatten, SymLogLinear
+
+    activation = _activation(p.activation)
+    kwargs = {"net_arch": list(p.net_arch), "activation_fn": activation}
+    symlog = p.obs_transform == "symlog"
+    if p.features_dim > 0:
+        kwargs["features_extractor_class"] = SymLogLinear
+        kwargs["features_extractor_kwargs"] = {"features_dim": p.features_dim, "symlog": symlog,
+                                               "activation": activation}
+    elif symlog:
+        kwargs["features_extractor_class"] = SymLogFlatten
+    return kwargs
+
+
+def _callbacks(config: Config, out_dir: Path, meta: dict):
+    from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
+
+    class EpisodeStats(BaseCallback):
+        """Win rate / VP / margin of the last ``log_window`` finished episodes, logged every rollout;
+        redraws the learning curve every ``checkpoint_every`` steps."""
+
+        def __init__(self):
+            super().__init__()
+            w = config.training.log_window
+            self.won, self.vp, self.margin = deque(maxlen=w), deque(maxlen=w), deque(maxlen=w)
+            self.pool = deque(maxlen=w)
+            self.episodes = 0
+            self._next_plot = config.training.checkpoint_every
+
+        def _on_step(self) -> bool:
+            for done, info in zip(self.locals["dones"], self.locals["infos"]):
+                if done and "learner_won" in info:
+                    self.episodes += 1
+                    self.won.append(float(info["learner_won"]))
+                    self.vp.append(float(info["learner_vp"]))
+                    self.margin.append(float(info["learner_margin"]))
+                    self.pool.append(float(info.get("pool_opponents", False)))
+            return True
+
+        def _on_rollout_end(self) -> None:
+            if self.won:
+                self.logger.record("rollout/win_rate", sum(self.won) / len(self.won))
+                self.logger.record("rollout/vp_mean", sum(self.vp) / len(self.vp))
+                self.logger.record("rollout/margin_mean", sum(self.margin) / len(self.margin))
+                if config.self_play.enabled:
+                    self.logger.record("rollout/pool_share", sum(self.pool) / len(self.pool))
+            self.logger.record("rollout/episodes", self.episodes)
+            if self.num_timesteps >= self._next_plot:
+                self._next_plot += config.training.checkpoint_every
+                _plot(out_dir, config.name)
+
+    class SelfPlayPool(BaseCallback):
+        """Save the current policy into the opponents' pool every ``self_play.every_steps`` steps."""
+
+        def __init__(self):
+            super().__init__()
+            self.pool_dir = out_dir / "pool"
+            self._next = config.self_play.every_steps
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= self._next:
+                self._next += config.self_play.every_steps
+                self.pool_dir.mkdir(parents=True, exist_ok=True)
+                tmp = self.pool_dir / f".pool_{self.num_timesteps:010d}.tmp.zip"
+                self.model.save(tmp)
+                tmp.rename(self.pool_dir / f"pool_{self.num_timesteps:010d}.zip")  # workers never see half a file
+                pool = sorted(self.pool_dir.glob("pool_*.zip"))
+                for old in pool[: max(0, len(pool) - config.self_play.pool_size)]:
+                    old.unlink(missing_ok=True)
+            return True
+
+    every = max(config.training.checkpoint_every // config.training.n_envs, 1)
+    callbacks = [CheckpointCallback(save_freq=every, save_path=str(out_dir / "checkpoints"), name_prefix="model"),
+                 EpisodeStats()]
+    if config.self_play.enabled:
+        callbacks.append(SelfPlayPool())
+    return callbacks
+
+
+def _load_initial_weights(model, path: str, facts: dict) -> None:
+    """Copy a checkpoint's network weights into the new model ('init_from'); errors name the key."""
+    from .policy import CheckpointError, check_compatible, checkpoint_metadata
+
+    try:
+        check_compatible(path, checkpoint_metadata(path), facts)
+        model.set_parameters(path, exact_match=True, device=model.device)
+    except CheckpointError as exc:
+        raise ConfigError(f"'init_from': {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - shape mismatches come as RuntimeError/ValueError
+        raise ConfigError(f"'init_from': checkpoint {path} does not match this config's network "
+                          f"(ppo.net_arch / ppo.features_dim / ppo.obs_transform): {exc}") from None
+
+
+def _plot(out_dir: Path, title: str) -> Path | None:
+    from .plots import plot_learning_curve
+
+    csv_path = out_dir / "progress.csv"
+    if not csv_path.exists() or csv_path.stat().st_size == 0:
+        return None
+    try:
+        return plot_learning_curve(csv_path, out_dir / "learning_curve.png", title=title)
+    except Exception as exc:  # noqa: BLE001 - a plot must never kill a training run
+        print(f"warning: learning curve not drawn: {exc}", file=sys.stderr)
+        return None
+
+
+def train(config: Config) -> dict:
+    """Train MaskablePPO as configured; returns a summary (also written to ``summary.json``)."""
+    out_dir = config.out_dir
+    out_dir.mkdir(parents=True, exist_ok=True)
+    config.dump(out_dir / "resolved.yaml")
+    if config.self_play.enabled:  # the pool belongs to this run: drop a previous run's pool
+        for old in (out_dir / "pool").glob("*.zip"):
+            old.unlink()
+    facts = probe_env(config, out_dir)
+    if config.init_from:
+        from .policy import CheckpointError, check_compatible, checkpoint_metadata
+
+        try:
+            check_compatible(config.init_from, checkpoint_metadata(config.init_from), facts)
+        except CheckpointError as exc:
+            raise ConfigError(f"'init_from': {exc}") from None
+
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    t = config.training
+    torch.set_num_threads(t.torch_threads)
+    subproc = t.vec_env == "subproc" and t.n_envs > 1
+    factory = _EnvFactory(env_kwargs(config, out_dir, torch_threads=1 if subproc else t.torch_threads))
+    vec_env = make_vec_env(
+        factory, n_envs=t.n_envs, seed=config.seed,
+        vec_env_cls=SubprocVecEnv if subproc else DummyVecEnv,
+        # fork: workers inherit the imported modules (forkserver/spawn re-import torch and SB3 in every
+        # worker, ~10 s each on a small machine). Safe here: no torch thread pool has run yet.
+        vec_env_kwargs={"start_method": _start_method()} if subproc else None,
+    )
+    p = config.ppo
+    try:
+        model = MaskablePPO(
+            "MlpPolicy", vec_env,
+            learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size, n_epochs=p.n_epochs,
+            gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
+            vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, target_kl=p.target_kl,
+            normalize_advantage=p.normalize_advantage,
+            policy_kwargs=_policy_kwargs(p),
+            seed=config.seed, device=t.device, verbose=0,
+        )
+        if config.init_from:
+            _load_initial_weights(model, config.init_from, facts)
+        meta = make_meta(config, facts)
+        setattr(model, META_ATTRIBUTE, meta)  # saved in every checkpoint's "data" (SB3 saves instance attributes)
+        model.set_logger(configure(str(out_dir), ["csv", "tensorboard"]))
+        started = time.perf_counter()
+        callbacks = _callbacks(config, out_dir, meta)
+        model.learn(total_timesteps=config.total_steps, callback=callbacks, progress_bar=t.progress_bar)
+    finally:
+        vec_env.close()
+    elapsed = time.perf_counter() - started
+    final = out_dir / "final.zip"
+    model.save(final)
+    (out_dir / "final.json").write_text(json.dumps({**meta, "num_timesteps": int(model.num_timesteps)}, indent=2))
+    model.logger.close()
+    png = _plot(out_dir, config.name)
+    stats = callbacks[1]
+    base = config.env.opponents
+    summary = {
+        "config": config.name,
+        "steps": int(model.num_timesteps),
+        "seconds": elapsed,
+        "steps_per_second": model.num_timesteps / elapsed if elapsed > 0 else 0.0,
+        "episodes": stats.episodes,
+        "episodes_in_window": len(stats.won),
+        "win_rate": sum(stats.won) / len(stats.won) if stats.won else None,
+        "margin_mean": sum(stats.margin) / len(stats.margin) if stats.margin else None,
+        "final": str(final),
+        "learning_curve": str(png) if png else None,
+        "n_envs": t.n_envs,
+        "vec_env": t.vec_env,
+        "torch_threads": t.torch_threads,
+        "eval_opponents": base if isinstance(base, list) else [base],
+    }
+    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    return summary
