@@ -1,0 +1,115 @@
+"""The built-in bots (envs/fields_of_green/bots.py): legality, determinism, strength, registry."""
+
+from __future__ import annotations
+
+import pytest
+
+from farmgames.envs.fields_of_green import Game
+from farmgames.envs.fields_of_green.bots import (
+    BOTS,
+    Bot,
+    HeuristicBot,
+    RandomBot,
+    make_bot,
+    play_game,
+)
+
+
+def _checked_game(bots, seed, **variant):
+    """Play a full game, asserting every chosen action is in the legal set at that moment."""
+    seen = {"actions": 0}
+
+    def check(game, seat, action):
+        assert seat == game.current_player
+        assert action in game.legal_actions(), (game.decision_kind, action, game.legal_actions())
+        seen["actions"] += 1
+
+    game = play_game(bots, seed=seed, on_action=check, **variant)
+    assert game.is_terminal()
+    return game, seen["actions"]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_bots_only_choose_legal_actions_in_complete_games(players):
+    bots = [make_bot("heuristic" if i % 2 == 0 else "random", seed=i) for i in range(players)]
+    game, count = _checked_game(bots, seed=players)
+    assert count > 100
+    assert all(f.actions_taken == 24 for f in game.farms)  # 6 actions in each of 4 years
+
+
+def test_heuristic_plays_variants_and_small_farms():
+    variants = [
+        {"farm_size": 5},
+        {"auto_single": True},
+        {"fixed_split": {1: (2, 2, 1, 1), 2: (1, 2, 2, 1), 3: (2, 1, 1, 2), 4: (1, 1, 2, 2)}},
+    ]
+    for i, variant in enumerate(variants):
+        bots = [HeuristicBot(seed=i), make_bot("random", seed=i), HeuristicBot(seed=i + 10)]
+        _checked_game(bots, seed=20 + i, **variant)
+
+
+@pytest.mark.parametrize("name", ["random", "heuristic"])
+def test_same_seed_same_game(name):
+    def history(bot_seed):
+        bots = [make_bot(name, seed=bot_seed + i) for i in range(3)]
+        return play_game(bots, seed=7).history
+
+    first = history(1)
+    assert first == history(1)
+    if name == "random":
+        assert first != history(2)
+
+
+def test_heuristic_does_not_change_the_game_it_looks_at():
+    game = Game(num_players=4, seed=3)
+    bots = [HeuristicBot(seed=i) for i in range(4)]
+    for _ in range(400):  # through draws, picks, actions and the first harvest
+        if game.is_terminal():
+            break
+        before = game.to_json()
+        action = bots[game.current_player].act(game)
+        assert game.to_json() == before
+        game.apply(action)
+
+
+def test_heuristic_beats_random_clearly():
+    """A real threshold: the heuristic must win at least 70% of 40 seeded games against random bots
+    (2, 3 and 4 players, heuristic seat rotating). Chance level is 25-50%."""
+    wins = 0
+    games = 40
+    for i in range(games):
+        players = 2 + i % 3
+        seat = i % players
+        bots = [make_bot("heuristic" if s == seat else "random", seed=100 * i + s) for s in range(players)]
+        game = play_game(bots, seed=500 + i)
+        wins += seat in game.winners()
+    assert wins / games >= 0.70, f"heuristic won only {wins}/{games} games against random bots"
+
+
+def test_registry_and_make_bot():
+    assert set(BOTS) == {"random", "heuristic"}
+    for name in BOTS:
+        bot = make_bot(name, seed=3)
+        assert isinstance(bot, Bot)
+        assert bot.name == name
+        assert bot.seed == 3
+    assert isinstance(make_bot("random"), RandomBot)
+    with pytest.raises(ValueError) as err:
+        make_bot("alphazero")
+    assert "alphazero" in str(err.value)
+    assert "heuristic" in str(err.value) and "random" in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["random", "heuristic"])
+def test_bot_refuses_a_finished_game(name):
+    game = play_game([make_bot("random", seed=i) for i in range(2)], seed=1)
+    with pytest.raises(ValueError, match="game is over"):
+        make_bot(name).act(game)
+
+
+def test_heuristic_weights_can_be_overridden():
+    bot = HeuristicBot(seed=0, deny=0.0, build_cells=1)
+    assert bot.w.deny == 0.0 and bot.w.build_cells == 1
+    game = Game(num_players=2, seed=4)
+    action = bot.act(game)
+    assert action in game.legal_actions()
