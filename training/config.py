@@ -35,6 +35,19 @@ A config has five sections; every key is optional and falls back to the defaults
       checkpoint_every: 100000
       progress_bar: true
       device: cpu
+    imitation:                    # optional: behaviour-cloning warm start before PPO (absent/null: none)
+      teacher: heuristic          # the bot whose decisions are cloned (heuristic | random)
+      games: 400                  # demonstration games played by the teacher in the learner's seat
+      epochs: 8                   # supervised passes over the demonstrations
+      batch_size: 256
+      learning_rate: 0.001        # Adam, cosine-decayed to 0
+      value_coef: 0.5             # weight of the value head's fit to the discounted outcome (0: off)
+      validation: 0.1             # share of the games held out to measure accuracy
+      cache: null                 # .npz of the demonstrations (default <out>/demos.npz), reused when it fits
+      workers: 2                  # processes playing the demonstration games (fork)
+
+With an ``imitation`` section, ``total_steps`` may be 0: only the warm start runs (``final.zip`` is then
+the cloned policy).
 
 Unknown or misspelled keys, and values of the wrong type, raise :class:`ConfigError` naming the key
 (``ppo.learing_rate``) and listing the valid keys of its section. The loaded config is saved next to
@@ -108,6 +121,19 @@ class TrainingConfig:
 
 
 @dataclass
+class ImitationConfig:
+    teacher: str = "heuristic"
+    games: int = 400
+    epochs: int = 8
+    batch_size: int = 256
+    learning_rate: float = 1e-3
+    value_coef: float = 0.5
+    validation: float = 0.1
+    cache: Union[str, None] = None
+    workers: int = 2
+
+
+@dataclass
 class Config:
     name: str = "run"
     seed: int = 0
@@ -118,6 +144,7 @@ class Config:
     self_play: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     training: TrainingConfig = field(default_factory=TrainingConfig)
+    imitation: Union[ImitationConfig, None] = None  # optional section: absent or null means no warm start
 
     @property
     def out_dir(self) -> Path:
@@ -134,6 +161,7 @@ class Config:
 
 ACTIVATIONS = ("tanh", "relu", "elu", "leaky_relu")
 OBS_TRANSFORMS = ("symlog", "none")
+TEACHERS = ("heuristic", "random")
 VEC_ENVS = ("dummy", "subproc")
 
 # ------------------------------------------------------------------ loading and checking
@@ -201,11 +229,23 @@ def _build(cls, raw: Any, source: str, prefix: str):
         hint = hints[f.name]
         value = raw[f.name]
         key = prefix + f.name
-        if dataclasses.is_dataclass(hint):
+        optional = _optional_section(hint)
+        if optional is not None:  # an optional section: null (or absent) means off, a mapping turns it on
+            kwargs[f.name] = None if value is None else _build(optional, value, source, key + ".")
+        elif dataclasses.is_dataclass(hint):
             kwargs[f.name] = _build(hint, value if value is not None else {}, source, key + ".")
         else:
             kwargs[f.name] = _coerce(value, hint, source, key)
     return cls(**kwargs)
+
+
+def _optional_section(hint):
+    """The dataclass of an ``Optional[SomeSection]`` field, else None."""
+    if typing.get_origin(hint) in (Union, types.UnionType):
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        if len(args) == 1 and dataclasses.is_dataclass(args[0]):
+            return args[0]
+    return None
 
 
 def _type_name(hint) -> str:
@@ -259,8 +299,11 @@ def _check_values(c: Config, source: str) -> None:
     def bad(key, message):
         raise ConfigError(f"{source}: '{key}' {message}")
 
-    if c.total_steps < 1:
-        bad("total_steps", f"must be at least 1, got {c.total_steps}")
+    if c.imitation is not None:
+        if c.total_steps < 0:
+            bad("total_steps", f"must be at least 0 (0: only the imitation warm start), got {c.total_steps}")
+    elif c.total_steps < 1:
+        bad("total_steps", f"must be at least 1 (0 only with an imitation section), got {c.total_steps}")
     if not isinstance(c.name, str) or not c.name:
         bad("name", "must be a non-empty string")
     e = c.env
@@ -317,6 +360,24 @@ def _check_values(c: Config, source: str) -> None:
         bad("training.checkpoint_every", f"must be at least 1, got {t.checkpoint_every}")
     if t.log_window < 1:
         bad("training.log_window", f"must be at least 1, got {t.log_window}")
+    i = c.imitation
+    if i is not None:
+        if i.teacher not in TEACHERS:
+            bad("imitation.teacher", f"must be one of {', '.join(TEACHERS)} (a bot that reads the engine state), "
+                f"got {i.teacher!r}")
+        if i.games < 2:
+            bad("imitation.games", f"must be at least 2 (at least one game is held out for validation), got {i.games}")
+        for key in ("epochs", "batch_size", "workers"):
+            if getattr(i, key) < 1:
+                bad(f"imitation.{key}", f"must be at least 1, got {getattr(i, key)}")
+        if i.learning_rate <= 0:
+            bad("imitation.learning_rate", f"must be positive, got {i.learning_rate}")
+        if i.value_coef < 0:
+            bad("imitation.value_coef", f"must be 0 (no value fit) or positive, got {i.value_coef}")
+        if not 0.0 < i.validation < 1.0:
+            bad("imitation.validation", f"must be between 0 and 1 (share of games held out), got {i.validation}")
+        if i.cache is not None and not i.cache.endswith(".npz"):
+            bad("imitation.cache", f"must be a .npz path or null, got {i.cache!r}")
     if p.batch_size > p.n_steps * t.n_envs:
         bad("ppo.batch_size", f"({p.batch_size}) is larger than one rollout, ppo.n_steps x training.n_envs "
             f"= {p.n_steps * t.n_envs}")

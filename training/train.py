@@ -10,7 +10,11 @@ The output folder (``out`` in the config, default ``runs/<name>``) receives:
   ``rollout/win_rate``, ``rollout/vp_mean`` and ``rollout/margin_mean`` over the last episodes;
 * ``checkpoints/model_<steps>_steps.zip`` every ``training.checkpoint_every`` steps, and ``final.zip``;
 * ``pool/`` (self-play only): the checkpoints the opponents are sampled from;
-* ``learning_curve.png`` and ``summary.json`` (steps, wall time, steps/s, last win rate).
+* ``learning_curve.png`` and ``summary.json`` (steps, wall time, steps/s, last win rate);
+* with an ``imitation:`` section (:mod:`farmgames.training.imitation`): ``imitation.zip`` (the policy
+  cloned from the teacher bot before PPO, a normal checkpoint) and ``imitation.json`` (accuracies,
+  losses, timings). ``total_steps: 0`` then stops after the warm start (``final.zip`` = the clone). A
+  run with ``init_from`` starts from that checkpoint instead and skips the imitation phase.
 
 Every checkpoint carries the game configuration it was trained for (players, variant, observation and
 action sizes; see :func:`farmgames.training.policy.checkpoint_metadata`), so ``farmgames evaluate``
@@ -57,6 +61,9 @@ def run(args) -> int:
     except ConfigError as exc:
         print(f"farmgames train: error: {exc}", file=sys.stderr)
         return 2
+    if "bc_seconds" in summary:
+        print(f"imitation warm start: demonstrations {summary['demo_seconds']:.0f} s, behaviour cloning "
+              f"{summary['bc_seconds']:.0f} s, held-out accuracy {summary['imitation_val_accuracy']:.3f}")
     print(f"trained {summary['steps']} steps in {summary['seconds']:.0f} s ({summary['steps_per_second']:.0f} steps/s)")
     if summary.get("win_rate") is not None:
         print(f"win rate over the last {summary['episodes_in_window']} training episodes: {summary['win_rate']:.3f}")
@@ -243,6 +250,23 @@ def _callbacks(config: Config, out_dir: Path, meta: dict):
     return callbacks
 
 
+def build_model(config: Config, env):
+    """The MaskablePPO model of ``config`` on ``env`` (a VecEnv or a gymnasium env): the one network
+    every checkpoint of this config has (the imitation warm start trains this same model)."""
+    from sb3_contrib import MaskablePPO
+
+    p = config.ppo
+    return MaskablePPO(
+        "MlpPolicy", env,
+        learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size, n_epochs=p.n_epochs,
+        gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
+        vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, target_kl=p.target_kl,
+        normalize_advantage=p.normalize_advantage,
+        policy_kwargs=_policy_kwargs(p),
+        seed=config.seed, device=config.training.device, verbose=0,
+    )
+
+
 def _load_initial_weights(model, path: str, facts: dict) -> None:
     """Copy a checkpoint's network weights into the new model ('init_from'); errors name the key."""
     from .policy import CheckpointError, check_compatible, checkpoint_metadata
@@ -288,14 +312,17 @@ def train(config: Config) -> dict:
             raise ConfigError(f"'init_from': {exc}") from None
 
     import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     t = config.training
     torch.set_num_threads(t.torch_threads)
-    subproc = t.vec_env == "subproc" and t.n_envs > 1
+    imitate = config.imitation is not None and not config.init_from
+    if config.imitation is not None and config.init_from:
+        print(f"imitation: skipped, the weights come from init_from {config.init_from}", file=sys.stderr)
+    timings = {}
+    subproc = t.vec_env == "subproc" and t.n_envs > 1 and config.total_steps > 0
     factory = _EnvFactory(env_kwargs(config, out_dir, torch_threads=1 if subproc else t.torch_threads))
     vec_env = make_vec_env(
         factory, n_envs=t.n_envs, seed=config.seed,
@@ -304,25 +331,31 @@ def train(config: Config) -> dict:
         # worker, ~10 s each on a small machine). Safe here: no torch thread pool has run yet.
         vec_env_kwargs={"start_method": _start_method()} if subproc else None,
     )
-    p = config.ppo
     try:
-        model = MaskablePPO(
-            "MlpPolicy", vec_env,
-            learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size, n_epochs=p.n_epochs,
-            gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
-            vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, target_kl=p.target_kl,
-            normalize_advantage=p.normalize_advantage,
-            policy_kwargs=_policy_kwargs(p),
-            seed=config.seed, device=t.device, verbose=0,
-        )
+        if imitate:  # demonstrations first: their worker processes fork before torch has computed anything
+            from .imitation import prepare_demos
+
+            demos, demo_info = prepare_demos(config, facts, out_dir, progress=t.progress_bar)
+        model = build_model(config, vec_env)
         if config.init_from:
             _load_initial_weights(model, config.init_from, facts)
         meta = make_meta(config, facts)
+        imitation = None
+        if imitate:
+            from .imitation import run_imitation
+
+            meta["imitation"] = {"teacher": config.imitation.teacher, "games": config.imitation.games}
+            setattr(model, META_ATTRIBUTE, meta)
+            imitation = run_imitation(config, model, demos, demo_info, out_dir, meta)
+            del demos
+            timings = {"demo_seconds": imitation["demo_seconds"], "bc_seconds": imitation["bc_seconds"]}
+            meta["imitation"]["val_accuracy"] = imitation["val_accuracy"]
         setattr(model, META_ATTRIBUTE, meta)  # saved in every checkpoint's "data" (SB3 saves instance attributes)
         model.set_logger(configure(str(out_dir), ["csv", "tensorboard"]))
         started = time.perf_counter()
         callbacks = _callbacks(config, out_dir, meta)
-        model.learn(total_timesteps=config.total_steps, callback=callbacks, progress_bar=t.progress_bar)
+        if config.total_steps > 0:
+            model.learn(total_timesteps=config.total_steps, callback=callbacks, progress_bar=t.progress_bar)
     finally:
         vec_env.close()
     elapsed = time.perf_counter() - started
@@ -348,6 +381,10 @@ def train(config: Config) -> dict:
         "vec_env": t.vec_env,
         "torch_threads": t.torch_threads,
         "eval_opponents": base if isinstance(base, list) else [base],
+        **timings,
     }
+    if imitation is not None:
+        summary["imitation_val_accuracy"] = imitation["val_accuracy"]
+        summary["imitation_checkpoint"] = imitation["checkpoint"]
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary
