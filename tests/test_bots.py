@@ -1,10 +1,15 @@
-"""The built-in bots (envs/fields_of_green/bots.py): legality, determinism, strength, registry."""
+"""The built-in bots (envs/fields_of_green/bots.py): legality, determinism, strength, registry, and the
+heuristic bot's recorded decisions (golden games, tests/data/heuristic_games.json; see the end of this file)."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import pytest
 
 from farmgames.envs.fields_of_green import Game
+from farmgames.envs.fields_of_green import bots as bots_module
 from farmgames.envs.fields_of_green.bots import (
     BOTS,
     Bot,
@@ -113,3 +118,77 @@ def test_heuristic_weights_can_be_overridden():
     game = Game(num_players=2, seed=4)
     action = bot.act(game)
     assert action in game.legal_actions()
+
+
+# --------------------------------------------------------------------------------------------
+# Golden games: the heuristic bot's exact choices. ``HeuristicBot`` memoises and takes shortcuts for
+# speed (docs/bots.md, "Speed"); these games pin its decisions to those of the plain implementation
+# they were recorded with, so any change of behaviour fails here. After an *intended* change of the
+# bot (or of the engine or the base card set), regenerate the file and commit it with the change:
+#
+#     python tests/test_bots.py --regenerate-golden
+#
+# and say in the commit why the decisions changed.
+
+GOLDEN = Path(__file__).resolve().parent / "data" / "heuristic_games.json"
+GOLDEN_GAMES = [  # seat bots as (name, seed)
+    {"num_players": 2, "seed": 101, "bots": [("heuristic", 1), ("heuristic", 2)]},
+    {"num_players": 3, "seed": 102, "bots": [("heuristic", 3), ("random", 4), ("heuristic", 5)]},
+    {"num_players": 4, "seed": 103, "bots": [("heuristic", 6), ("heuristic", 7), ("heuristic", 8), ("heuristic", 9)]},
+]
+
+
+def _golden_play(spec, make=make_bot):
+    bots = [make(name, seed) for name, seed in spec["bots"]]
+    game = play_game(bots, seed=spec["seed"], **spec.get("variant", {}))
+    return game
+
+
+def _golden_record(make=make_bot) -> dict:
+    games = []
+    for spec in GOLDEN_GAMES:
+        game = _golden_play(spec, make)
+        games.append({**spec, "bots": [list(b) for b in spec["bots"]], "actions": game.history,
+                      "scores": [s.total for s in game.scores()]})
+    return {"format": "farmgames.heuristic_golden/1",
+            "regenerate": "python tests/test_bots.py --regenerate-golden", "games": games}
+
+
+@pytest.fixture(scope="module")
+def golden():
+    return json.loads(GOLDEN.read_text())
+
+
+@pytest.mark.parametrize("index", range(len(GOLDEN_GAMES)))
+def test_heuristic_plays_the_golden_games(golden, index):
+    recorded = golden["games"][index]
+    spec = GOLDEN_GAMES[index]
+    assert recorded["num_players"] == spec["num_players"] and recorded["seed"] == spec["seed"]
+    played = _golden_play(spec).history
+    expected = recorded["actions"]
+    if played != expected:
+        step = next((i for i, (a, b) in enumerate(zip(played, expected)) if a != b), min(len(played), len(expected)))
+        pytest.fail(
+            f"golden game {index} ({spec['num_players']} players, seed {spec['seed']}) differs from step {step} "
+            f"of {len(expected)}: played {played[step:step + 5]}, recorded {expected[step:step + 5]}. If the "
+            f"change of behaviour is intended, regenerate tests/data/heuristic_games.json "
+            f"(python tests/test_bots.py --regenerate-golden)."
+        )
+
+
+def test_heuristic_memo_tables_and_shortcuts_agree_with_the_engine(golden, monkeypatch):
+    """With ``VERIFY_CACHES`` every memo hit is recomputed and every act the bot plays on its own copy of
+    the farm is replayed on a full engine clone; both must agree (and give the golden decisions)."""
+    monkeypatch.setattr(bots_module, "VERIFY_CACHES", True)
+    assert _golden_play(GOLDEN_GAMES[0]).history == golden["games"][0]["actions"]
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] == ["--regenerate-golden"]:
+        GOLDEN.parent.mkdir(parents=True, exist_ok=True)
+        GOLDEN.write_text(json.dumps(_golden_record()) + "\n")
+        print(f"wrote {GOLDEN}")
+    else:
+        print("usage: python tests/test_bots.py --regenerate-golden")

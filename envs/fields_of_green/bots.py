@@ -18,23 +18,36 @@ fallow risk, no further builds), then counted like the final score with fraction
 plus a year-dependent bonus for coins that future builds can still spend. Cheap analytic estimates
 prune the candidate cells and guide the draw split; small rule-based policies handle harvest order,
 water payment and storage, equipment and card-ability choices.
+
+Speed (docs/bots.md, "Speed"): the bot makes exactly the choices of that plain description, faster.
+Results that depend only on a farm's contents are memoised in bounded LRU tables keyed by those
+contents: the value of each candidate act (so the act decision reuses what its pick evaluated), the
+projection, the cheap estimates per farm state. When an act provably touches nothing but the player's
+own farm before the next seat decides (``HeuristicBot._local_act``), it is done on a copy of that farm
+(``_direct_act``, the engine's steps with the bot's sub-policies) instead of a game clone, and the
+projection of that farm reuses what does not depend on the changed cell. ``VERIFY_CACHES = True``
+recomputes every memo hit and replays every such act on a full engine clone, asserting agreement;
+tests/test_bots.py pins the decisions with recorded golden games.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, replace
+from itertools import islice
 from typing import Callable, Sequence
 
 from . import effects
 from .actions import SPLITS
-from .farm import EMPTY, TOWER, Farm
+from .farm import EMPTY, SILO, TOWER, Farm
+from .game import MARKET_BASE, MARKET_PER_FOOD, RESTORE_COST, TOWER_COST
 
 __all__ = ["BOTS", "Bot", "HeuristicBot", "HeuristicWeights", "RandomBot", "make_bot", "play_game"]
 
 YEARS = 4
 ACTIONS_PER_GAME = 24  # 6 actions in each of 4 years (FOG-ACT-1, FOG-2P-9)
 INCOME = {"coins": 3, "water": 2, "food": 1}  # FOG-UPKEEP-4, years 2..4
+_INCOME_COINS, _INCOME_WATER, _INCOME_FOOD = INCOME["coins"], INCOME["water"], INCOME["food"]
 
 
 class Bot:
@@ -102,13 +115,125 @@ def _clip_year(year: int) -> int:
     return min(max(year, 1), YEARS) - 1
 
 
+_DRAW_WEIGHT = [1 - 0.75 ** k for k in range(8)]  # 0.25 * (1 + 0.75 + 0.75^2 ...) for k cards, see _decide_split
+
+
+_MISS = object()
+# Bounds of the per-bot memo tables (entries). Old entries are dropped least recently used first.
+_SIG_CAP = 512  # farm contents -> small ids used in the other keys
+_VALUE_CAP = 512  # projected values by resulting farm (acts that are not local, see _local_act)
+_EVAL_CAP = 4096  # values of (farm, action) by the lookahead
+_FARM_CAP = 64  # per-farm-state tables of cheap estimates
+_CELL_CAP = 20_000  # harvest plan entries and resolved gains shared by projections (see _Projection)
+# Set to True (tests, debugging) to recompute every memo hit the slow way and assert it agrees.
+VERIFY_CACHES = False
+
+
+def _lru_get(table: dict, key):
+    value = table.pop(key, _MISS)
+    if value is not _MISS:
+        table[key] = value  # most recently used last
+    return value
+
+
+def _lru_put(table: dict, key, value, cap: int) -> None:
+    table[key] = value
+    if len(table) > cap:
+        for old in list(islice(table, len(table) - cap + cap // 8)):
+            del table[old]
+
+
+_DECODED: dict[int, tuple] = {}
+_REACH: dict[int, tuple] = {}
+
+
+def _reach(geometry) -> list[tuple[int, ...]]:
+    """Per cell, the other cells a tower there could ever reach (FOG-WATER-4: adjacent or at distance 2)."""
+    hit = _REACH.get(id(geometry))
+    if hit is None or hit[0] is not geometry:
+        if len(_REACH) >= 32:
+            _REACH.clear()
+        near = [set(n) for n in geometry.neighbours]
+        for t, c in geometry.between:
+            near[t].add(c)
+        hit = _REACH[id(geometry)] = (geometry, [tuple(sorted(cells)) for cells in near],
+                                      [frozenset(cells) for cells in near])
+    return hit[1]
+
+
+def _reach_sets(geometry) -> list[frozenset]:
+    _reach(geometry)
+    return _REACH[id(geometry)][2]
+
+
+def _decoded(layout) -> list[tuple[str, int]]:
+    """``[layout.decode(a) for a in range(layout.size)]``, built once per layout (layouts are shared)."""
+    hit = _DECODED.get(id(layout))
+    if hit is None or hit[0] is not layout:
+        if len(_DECODED) >= 32:
+            _DECODED.clear()
+        hit = _DECODED[id(layout)] = (layout, [layout.decode(a) for a in range(layout.size)])
+    return hit[1]
+
+
+def _farm_sig(f: Farm) -> tuple:
+    """Everything of a farm that the bot's estimates and projection can read (not its version)."""
+    eq = f.equipment
+    return (
+        tuple(f.grid), tuple(f.occupied), tuple(sorted(f.fallow)) if f.fallow else (), tuple(sorted(f.frontier)),
+        tuple(f.tower_water.items()), tuple(f.tower_capacity.items()), tuple(f.silo_capacity.items()),
+        f.food, f.coins, f.vp_tokens, tuple([(k, tuple(v)) for k, v in eq.items()]) if eq else (),
+        tuple(f.set_aside), f.actions_taken,
+    )
+
+
+class _SharedFarm:
+    """Stands in for another seat's farm while cloning: ``clone()`` hands back the farm itself."""
+
+    __slots__ = ("farm",)
+
+    def __init__(self, farm: Farm):
+        self.farm = farm
+
+    def clone(self) -> Farm:
+        return self.farm
+
+
+def _clone_own(game, p: int):
+    """``game.clone()`` that copies only seat ``p``'s farm and shares the other farms (read-only).
+    Only for steps proven to touch no other farm (see ``HeuristicBot._local_act``)."""
+    farms = game.farms
+    game.farms = [f if i == p else _SharedFarm(f) for i, f in enumerate(farms)]
+    try:
+        g = game.clone()
+    finally:
+        game.farms = farms
+    return g
+
+
+_MODELS: dict[int, "_Model"] = {}
+
+
+def _model_for(cards) -> "_Model":
+    """The (read-only, shared by every bot) model of a card set."""
+    model = _MODELS.get(id(cards))
+    if model is None or model.cards is not cards:
+        if len(_MODELS) >= 8:
+            _MODELS.clear()
+        model = _MODELS[id(cards)] = _Model(cards)
+    return model
+
+
 class _Model:
-    """Per card set: card and tile records flattened for speed."""
+    """Per card set: card and tile records flattened for speed, the compiled card filters, and the
+    harvest-location memo of the projection (per weights, see ``_Projection``). Shared by all bots."""
 
     def __init__(self, cards):
         self.cards = cards
+        self.cell_memos: dict = {}  # HeuristicWeights -> {footprint key: entry}
         self.locs = cards.locations
         self.tiles = cards.equipment
+        self.info = [(c.pile, c.subtype, c.ability_kind) for c in self.locs]  # as Game._info / Farm.info
         self.global_ops: list[bool] = []  # ability uses farm-wide counters (farm / distinct_subtypes)
         self.adjacent_ops: list[bool] = []  # ability uses adjacency counters
         self.adjacent_max: list[int] = []  # how many more neighbours such an ability may reward
@@ -133,6 +258,168 @@ class _Model:
             self.adjacent_max.append(min(most, 4))
         self.pile_cards = {pile: cards.pile_cards(pile) for pile in ("Field", "Livestock", "Construction", "Building")}
         self.any_neighbour_tiles = {i for i, t in enumerate(self.tiles) if t.timing in ("end_game", "harvest")}
+        self.harvest_kind = [c.ability_kind == "harvest" for c in self.locs]
+        self.vp = [c.vp for c in self.locs]
+        self.end_ops = [c.ability.effect if c.ability is not None and c.ability.kind == "end_game" else None
+                        for c in self.locs]
+        # the card's ability counts something on the farm ("if" / "per"), so its value depends on the cell
+        self.counting = [any("if" in op or "per" in op for op in (c.ability.effect if c.ability else ()))
+                         for c in self.locs]
+        self._match: dict[int, tuple[dict, frozenset]] = {}
+        self._const: dict[int, tuple[dict, dict]] = {}  # gains without "if"/"per": the same amounts anywhere
+        self._specs: dict[tuple, tuple] = {}
+        self.spec0: list = [None] * len(self.locs)  # harvest_spec(code, ()) once known
+        # end-game abilities that only count neighbours (their VP are shared by footprint)
+        self.end_local = [ops is not None and all(
+            "adjacent" in op.get(k, ("adjacent",)) for op in ops for k in ("if", "per")) for ops in self.end_ops]
+
+    def harvest_spec(self, code: int, tiles: tuple) -> tuple:
+        """(ops, cost, level, trade) of a harvest location with these tiles: its ability's ops then its
+        harvest-timed tiles' ops, its harvest cost after discounts, what its counters read (0 nothing,
+        1 only its neighbours and its own tiles, 2 more of the farm) and whether it trades."""
+        key = (code, tiles)
+        spec = self._specs.get(key)
+        if spec is None:
+            rec = self.locs[code]
+            ops = rec.ability.effect
+            if tiles:
+                ops = list(ops)
+                for tile_id in tiles:
+                    if self.tiles[tile_id].timing == "harvest":
+                        ops.extend(self.tiles[tile_id].effect)
+            cost = rec.harvest_cost
+            coins, water, food = cost.coins, cost.water, cost.food
+            for tile_id in tiles:
+                tile = self.tiles[tile_id]
+                if tile.timing == "permanent":
+                    for op in tile.effect:
+                        d = op.get("harvest_discount")
+                        if d:
+                            coins -= d.get("coins", 0)
+                            water -= d.get("water", 0)
+                            food -= d.get("food", 0)
+            level, trade = 0, False
+            for op in ops:
+                trade = trade or "trade" in op
+                for k in ("if", "per"):
+                    counter = op.get(k)
+                    if counter is not None:
+                        if "adjacent" in counter or counter.get("equipment") == "here":
+                            level = max(level, 1)
+                        else:
+                            level = 2
+            spec = self._specs[key] = (ops, (max(coins, 0), max(water, 0), max(food, 0)), level, trade)
+            if not tiles:
+                self.spec0[code] = spec
+        return spec
+
+    # ---- effects.count / condition_holds / gain_amounts, same results, with precompiled filters
+
+    def match_codes(self, flt: dict) -> frozenset:
+        """Grid codes whose card matches ``flt`` as ``effects.matches`` (fallow checked by the caller)."""
+        hit = self._match.get(id(flt))
+        if hit is not None and hit[0] is flt:
+            return hit[1]
+        want = flt.get("type", "any")
+
+        def ok(info) -> bool:
+            kind, subtype, ability = info
+            if want != "any" and want != kind:
+                return False
+            if "subtype" in flt and flt["subtype"] != subtype:
+                return False
+            if "ability" in flt and flt["ability"] != ability:
+                return False
+            return True
+
+        codes = {code for code, info in enumerate(self.info) if ok(info)}
+        if ok(("WaterTower", None, "none")):
+            codes.add(TOWER)
+        if ok(("Silo", None, "none")):
+            codes.add(SILO)
+        out = frozenset(codes)
+        self._match[id(flt)] = (flt, out)
+        return out
+
+    def count(self, farm: Farm, cell: int, counter: dict) -> int:
+        """``effects.count``: a face-up location matches unless fallow; towers and silos never are."""
+        if "adjacent" in counter:
+            codes = self.match_codes(counter["adjacent"])
+            grid, fallow = farm.grid, farm.fallow
+            n = 0
+            for c in farm.geometry.neighbours[cell]:
+                code = grid[c]
+                if code in codes and (code < 0 or c not in fallow):
+                    n += 1
+            return n
+        if "farm" in counter:
+            codes = self.match_codes(counter["farm"])
+            grid, fallow = farm.grid, farm.fallow
+            n = 0
+            for c in farm.occupied:
+                code = grid[c]
+                if code in codes and (code < 0 or c not in fallow):
+                    n += 1
+            return n
+        if "distinct_subtypes" in counter:
+            kind = counter["distinct_subtypes"]
+            info, grid, fallow = self.info, farm.grid, farm.fallow
+            seen = set()
+            for c in farm.occupied:
+                code = grid[c]
+                if code >= 0 and c not in fallow:
+                    i = info[code]
+                    if i[0] == kind and i[1]:
+                        seen.add(i[1])
+            return len(seen)
+        return effects.count(farm, cell, counter)
+
+    def holds(self, farm: Farm, cell: int, op: dict) -> bool:
+        cond = op.get("if")
+        return cond is None or self.count(farm, cell, cond) >= cond["at_least"]
+
+    def gain_amounts(self, farm: Farm, cell: int, op: dict) -> dict:
+        """``effects.gain_amounts``. The dict may be shared: callers must not change it."""
+        hit = self._const.get(id(op))
+        if hit is not None and hit[0] is op:
+            return hit[1]
+        if "if" not in op and "per" not in op:
+            cap = op.get("max")
+            out = {}
+            for res, amount in op["gain"].items():
+                total = amount if cap is None else min(amount, cap)
+                if total:
+                    out[res] = total
+            self._const[id(op)] = (op, out)
+            return out
+        cond = op.get("if")
+        if cond is not None and self.count(farm, cell, cond) < cond["at_least"]:
+            return {}
+        factor = self.count(farm, cell, op["per"]) if "per" in op else 1
+        cap = op.get("max")
+        out = {}
+        for res, amount in op["gain"].items():
+            total = amount * factor
+            if cap is not None:
+                total = min(total, cap)
+            if total:
+                out[res] = total
+        return out
+
+    def harvest_cost(self, farm: Farm, cell: int) -> tuple[int, int, int]:
+        """Harvest cost after permanent equipment discounts (as Game.harvest_cost, on any farm)."""
+        cost = self.locs[farm.grid[cell]].harvest_cost
+        coins, water, food = cost.coins, cost.water, cost.food
+        for tile_id in farm.equipment.get(cell, ()):
+            tile = self.tiles[tile_id]
+            if tile.timing == "permanent":
+                for op in tile.effect:
+                    d = op.get("harvest_discount")
+                    if d:
+                        coins -= d.get("coins", 0)
+                        water -= d.get("water", 0)
+                        food -= d.get("food", 0)
+        return max(coins, 0), max(water, 0), max(food, 0)
 
 
 @dataclass
@@ -145,6 +432,7 @@ class _Ctx:
     food: float
     water: float
     eq: float
+    y: int = 0  # index of the year's values (year - 1, clipped to 0..3)
 
     def value(self, amounts: dict) -> float:
         return (
@@ -153,17 +441,511 @@ class _Ctx:
         )
 
 
+class _Projection:
+    """One run of the projection on a copy ``f`` of a farm: the remaining Harvest phases with income,
+    then the final count (``HeuristicBot._value``).
+
+    The grid does not change while projecting, so tower ranges and harvest costs are worked out once.
+    Counts on the farm (ability gains, conditions, the water each tower's range asks for, the harvest
+    order) only change when a location turns fallow, so they are kept until then (an "epoch"). A
+    harvest location whose ops only count its neighbours (or nothing) gets its harvest priority and
+    resolved gains from the bot's ``_cell_memo``, keyed by the card, its tiles and its neighbours' cards
+    (a fallow neighbour counts as empty), so projections of candidate farms share them."""
+
+    __slots__ = ("bot", "m", "f", "ctx", "y", "towers", "hcells", "plan", "tin", "gains", "conds", "demand",
+                 "fx", "order", "shared", "tmpl", "near", "tin_tmpl", "far", "same_plan")
+
+    def __init__(self, bot: "HeuristicBot", f: Farm, ctx: _Ctx, tmpl: dict | None = None, changed=None):
+        """``tmpl``: a template of the farm the decision started from (``HeuristicBot._template``),
+        when ``f`` differs from it at most on the cell ``changed`` (None: on no cell of the grid). Its
+        ``entry`` results serve every location but that cell and its neighbours while no location has
+        turned fallow, and its tower ranges every cell out of the changed cell's reach."""
+        m = bot._model
+        self.bot = bot
+        self.m = m
+        self.f = f
+        self.ctx = ctx
+        self.y = ctx.y
+        self.shared = bot._cell_memo
+        self.towers = sorted(f.tower_water)  # no tower is built while projecting
+        self.tmpl = tmpl
+        self.tin_tmpl = None
+        self.near = ()
+        self.far = None
+        grid, harvest_kind = f.grid, m.harvest_kind
+        self.same_plan = False  # the first epoch's plan is the decision farm's (kept in the template)
+        self.plan: dict[int, tuple] = {}  # the order of later projected harvests reuses the first one's
+        self.fx: dict[int, list] = {}  # cell -> its harvest ops resolved on the current epoch
+        self.order = None  # (sorted plan, consumers) of the current epoch
+        if tmpl is not None:
+            # locations with a harvest ability, in farm order (fallow ones are skipped where used)
+            self.hcells = tmpl["hcells"]
+            self.tin_tmpl = tmpl["tin"]
+            self.same_plan = True
+            if changed is not None:
+                self.near = near = (changed,) + f.geometry.neighbours[changed]
+                self.far = _reach_sets(f.geometry)[changed]  # cells whose tower ranges may differ
+                code = grid[changed]
+                if code >= 0 and harvest_kind[code] and changed not in tmpl["hset"]:
+                    self.hcells = self.hcells + [changed]  # a new location: last on the farm
+                hset = tmpl["hset"]
+                self.same_plan = not any(c in hset for c in near) and len(self.hcells) == len(hset)
+            if self.same_plan:
+                run = tmpl.get("run")
+                if run is not None:
+                    self.order, fx, plan = run
+                    self.fx = dict(fx)
+                    self.plan = dict(plan)
+        else:
+            self.hcells = [c for c in f.occupied if grid[c] >= 0 and harvest_kind[grid[c]]]
+        self.tin: dict[int, list[int]] = {}  # cell -> towers in range
+        self.gains: dict = {}
+        self.conds: dict = {}
+        self.demand: dict[int, int] = {}
+
+    def fallow_changed(self) -> None:
+        self.tmpl = None
+        self.gains.clear()
+        self.conds.clear()
+        self.demand.clear()
+        self.fx.clear()
+        self.order = None
+
+    def gain(self, cell: int, op: dict) -> dict:
+        key = (id(op), cell)
+        a = self.gains.get(key)
+        if a is None:
+            a = self.gains[key] = self.m.gain_amounts(self.f, cell, op)
+        return a
+
+    def holds(self, cell: int, op: dict) -> bool:
+        if "if" not in op:
+            return True
+        key = (id(op), cell)
+        h = self.conds.get(key)
+        if h is None:
+            h = self.conds[key] = self.m.holds(self.f, cell, op)
+        return h
+
+    def spec(self, cell: int) -> tuple:
+        f = self.f
+        tiles = f.equipment.get(cell)
+        return self.m.harvest_spec(f.grid[cell], tuple(tiles) if tiles else ())
+
+    def towers_in_range(self, cell: int) -> list[int]:
+        t = self.tin.get(cell)
+        if t is None:
+            shared = self.tin_tmpl
+            if shared is not None and (self.far is None or cell not in self.far):
+                t = shared.get(cell)  # out of the changed cell's reach: as on the decision's farm
+                if t is None:
+                    in_range = self.f.tower_in_range
+                    t = shared[cell] = [tower for tower in self.towers if in_range(tower, cell)]
+            else:
+                in_range = self.f.tower_in_range
+                t = [tower for tower in self.towers if in_range(tower, cell)]
+            self.tin[cell] = t
+        return t
+
+    def tower_demand(self, tower: int) -> int:
+        """``HeuristicBot._tower_demand`` on the projected farm."""
+        d = self.demand.get(tower)
+        if d is None:
+            d = 0
+            fallow = self.f.fallow
+            for cell in self.hcells:
+                if cell not in fallow and tower in self.towers_in_range(cell):
+                    d += self.spec(cell)[1][1]
+            self.demand[tower] = d
+        return d
+
+    def ops_value(self, cell: int, ops: Sequence[dict]) -> float:
+        """``HeuristicBot._ops_value`` (not vp_only) on the projected farm."""
+        ctx, f = self.ctx, self.f
+        total = 0.0
+        for op in ops:
+            if "gain" in op:
+                total += ctx.value(self.gain(cell, op))
+            elif not self.holds(cell, op):
+                continue
+            elif "gain_equipment" in op:
+                total += op["gain_equipment"] * ctx.eq
+            elif "raise_capacity" in op:
+                total += 0.25 * op["raise_capacity"]["by"]
+            elif "trade" in op:
+                t = op["trade"]
+                net = ctx.value(t["gain"]) - ctx.value(t["pay"])
+                if net > 0:
+                    times = t["max_times"]
+                    pay = t["pay"]
+                    if pay.get("coins"):
+                        times = min(times, f.coins // pay["coins"])
+                    if pay.get("food"):
+                        times = min(times, f.food // pay["food"])
+                    total += net * max(times, 0)
+        return total
+
+    def store_water(self, amount: int) -> None:
+        """Each token on the tower with room whose range asks most (beyond its water), lowest cell first."""
+        tw, cap = self.f.tower_water, self.f.tower_capacity
+        towers = self.towers
+        if len(towers) == 1:
+            t = towers[0]
+            for _ in range(amount):
+                if tw[t] >= cap[t]:
+                    return
+                tw[t] += 1
+            return
+        demand = self.tower_demand
+        for _ in range(amount):
+            rooms = [t for t in towers if tw[t] < cap[t]]
+            if not rooms:
+                return
+            best = max(rooms, key=lambda t: (demand(t) - tw[t], -t))
+            tw[best] += 1
+
+    def compute_fx(self, cell: int, ops: Sequence[dict]) -> list | tuple:
+        """The ops of a harvest location on the current epoch: a tuple (coins, vp, food, water) when they
+        are only gains, else a list of gains as (coins, vp, food, water, None) and other ops whose
+        condition holds as (0, 0, 0, 0, op)."""
+        fx = []
+        for op in ops:
+            if "gain" in op:
+                a = self.gain(cell, op)
+                if a:
+                    fx.append((a.get("coins", 0), a.get("vp", 0), a.get("food", 0), a.get("water", 0), None))
+            elif self.holds(cell, op):
+                fx.append((0, 0, 0, 0, op))
+        if all(e[4] is None for e in fx):
+            # only gains: one sum does the same (food is capped once for the total, and water
+            # tokens are stored one at a time either way; nothing in between reads them)
+            fx = (sum(e[0] for e in fx), sum(e[1] for e in fx), sum(e[2] for e in fx), sum(e[3] for e in fx))
+        return fx
+
+    def entry(self, cell: int) -> tuple:
+        """(spec, shared entry or None) of a face-up harvest location on the current epoch; fills
+        ``fx[cell]``. The shared entry ``[fx, {(year, cost): (-priority, food gain)}]`` is keyed by what
+        the location's counters read: its ops (card and tiles; "equipment here" counts tiles, which
+        give the location its own ops list) and, if they count neighbours, the neighbours' cards (a
+        fallow one as empty)."""
+        tmpl = self.tmpl
+        if tmpl is not None:
+            if cell in self.near:
+                tmpl = None
+            else:
+                hit = tmpl.get(cell)
+                if hit is not None:
+                    self.fx[cell] = hit[1][0]
+                    return hit[0], hit[1]
+        f = self.f
+        grid = f.grid
+        code = grid[cell]
+        tiles = f.equipment.get(cell)
+        spec = (self.m.spec0[code] if not tiles else None) or self.m.harvest_spec(code, tuple(tiles) if tiles else ())
+        level = spec[2]
+        if level == 2:
+            self.fx[cell] = self.compute_fx(cell, spec[0])
+            return spec, None
+        if level:
+            fallow = f.fallow
+            fp = []
+            for n in f.geometry.neighbours[cell]:
+                c = grid[n]
+                fp.append(c if c < 0 or n not in fallow else EMPTY)
+            key = (tuple(fp), id(spec[0]))
+        else:
+            key = id(spec[0])
+        ent = self.shared.get(key)
+        if ent is None:
+            ent = [self.compute_fx(cell, spec[0]), {}]
+            self.bot._share(key, ent)
+        self.fx[cell] = ent[0]
+        if tmpl is not None:
+            tmpl[cell] = (spec, ent, None)  # the plan item is added by make_plan
+        return spec, ent
+
+    def make_plan(self) -> tuple[list, int]:
+        """The harvest order of the current epoch (the priorities are the first epoch's), and each
+        location's resolved ops (``fx``)."""
+        fallow = self.f.fallow
+        plan = []
+        memo = self.plan
+        fxs = self.fx
+        y = self.y
+        tmpl, near = self.tmpl, self.near
+        shared_only = True  # no location depends on more than its neighbours (or trades)
+        for c in self.hcells:
+            if c in fallow:
+                continue
+            if tmpl is not None and c not in near:  # first epoch: as on the decision's farm
+                hit = tmpl.get(c)
+                if hit is not None and hit[2] is not None:
+                    fxs[c] = hit[1][0]
+                    memo[c] = hit[2]
+                    plan.append(hit[2])
+                    continue
+            spec, ent = self.entry(c)
+            if ent is None or spec[3]:
+                shared_only = False
+            item = memo.get(c)
+            if item is None:
+                ops, cost, level, trade = spec
+                if trade:
+                    ent = None  # the priority of a trade depends on the coins and food at hand
+                hit = ent[1].get((y, cost)) if ent is not None else None
+                if hit is not None:
+                    item = (hit[0], c, cost, ops, hit[1])
+                else:
+                    food_gain = 0
+                    for op in ops:
+                        if "gain" in op:
+                            food_gain += self.gain(c, op).get("food", 0)
+                    if food_gain > cost[2]:
+                        prio = (100.0 if not any(cost) else 60.0) + food_gain
+                    elif not any(cost):
+                        prio = 90.0
+                    elif cost[2]:
+                        prio = 20.0 + self.ops_value(c, ops) / cost[2]
+                    else:
+                        prio = 40.0
+                    item = (-prio, c, cost, ops, food_gain)
+                    if ent is not None:
+                        ent[1][(y, cost)] = (-prio, food_gain)
+                memo[c] = item
+                if ent is not None and tmpl is not None and c not in near:
+                    tmpl[c] = (spec, ent, item)
+            plan.append(item)
+        plan.sort()
+        run = [(item[1], item[2][0], item[2][1], item[2][2], item[4], item[3]) for item in plan]
+        self.order = order = (run, sum(1 for item in plan if item[2][2]))
+        if self.same_plan and shared_only and tmpl is not None:
+            tmpl["run"] = (order, dict(fxs), dict(memo))
+        return order
+
+    def harvest(self) -> float:
+        """One Harvest phase with the harvest policy; unpaid locations turn fallow. Returns side value
+        (equipment draws) not visible on the farm. Order as ``_decide_harvest``: free abilities and food
+        producers first, consumers after; a producer whose food would overflow waits while food is there
+        for consumers; then a second pass for what is left. (Coins, food and VP tokens are kept in locals
+        and written back around the steps that read the farm.)"""
+        run, consumers = self.order or self.make_plan()
+        if not run:
+            return 0.0
+        f = self.f
+        fxs = self.fx
+        tins = self.tin
+        tw = f.tower_water
+        extra = 0.0
+        waiting = []
+        cap = f.food_capacity
+        f_coins, f_food, f_vp = f.coins, f.food, f.vp_tokens
+        for step in run:
+            c, coins, water, food, food_gain, ops = step
+            if food_gain > food and consumers and f_food - food + food_gain > cap and f_food:
+                waiting.append(step)
+                continue
+            if f_coins < coins or f_food < food:
+                waiting.append(step)
+                continue
+            if water:
+                tin = tins.get(c)
+                if tin is None:
+                    tin = self.towers_in_range(c)
+                if len(tin) == 1:  # pay_water with one tower in range
+                    t = tin[0]
+                    if tw[t] < water:
+                        waiting.append(step)
+                        continue
+                    tw[t] -= water
+                elif not self.pay_water(c, water):
+                    waiting.append(step)
+                    continue
+            f_coins -= coins
+            f_food -= food
+            fx = fxs[c]
+            if fx.__class__ is tuple:
+                f_coins += fx[0]
+                f_vp += fx[1]
+                if fx[2]:
+                    room = cap - f_food
+                    f_food += room if room < fx[2] else fx[2]
+                if fx[3]:
+                    self.store_water(fx[3])
+            else:
+                f.coins, f.food, f.vp_tokens = f_coins, f_food, f_vp
+                extra += self.apply_ops(c, fx)
+                f_coins, f_food, f_vp = f.coins, f.food, f.vp_tokens
+                cap = f.food_capacity
+            if food:
+                consumers -= 1
+        for step in waiting:
+            c, coins, water, food, _, ops = step
+            if f_coins < coins or f_food < food or (water and not self.pay_water(c, water)):
+                # FOG-HARVEST-5: unpaid -> fallow, equipment lost
+                f.fallow.add(c)
+                f.equipment.pop(c, None)
+                self.fallow_changed()
+                continue
+            f_coins -= coins
+            f_food -= food
+            fx = fxs.get(c)  # a location may have turned fallow since the plan: resolve again
+            if fx is None:
+                self.entry(c)
+                fx = fxs[c]
+            if fx.__class__ is tuple:
+                f_coins += fx[0]
+                f_vp += fx[1]
+                if fx[2]:
+                    room = cap - f_food
+                    f_food += room if room < fx[2] else fx[2]
+                if fx[3]:
+                    self.store_water(fx[3])
+            else:
+                f.coins, f.food, f.vp_tokens = f_coins, f_food, f_vp
+                extra += self.apply_ops(c, fx)
+                f_coins, f_food, f_vp = f.coins, f.food, f.vp_tokens
+                cap = f.food_capacity
+        f.coins, f.food, f.vp_tokens = f_coins, f_food, f_vp
+        return extra
+
+    def pay_water(self, cell: int, water: int) -> bool:
+        """Pay ``water`` from the towers in range, fullest first (nothing if they hold too little)."""
+        tw = self.f.tower_water
+        towers = self.towers_in_range(cell)
+        if len(towers) == 1:  # the usual case: one tower pays it all
+            t = towers[0]
+            if tw[t] < water:
+                return False
+            tw[t] -= water
+            return True
+        towers = [t for t in towers if tw[t]]
+        if sum(tw[t] for t in towers) < water:
+            return False
+        for _ in range(water):
+            t = max(towers, key=lambda t: (tw[t], -t))
+            tw[t] -= 1
+        return True
+
+    def apply_ops(self, cell: int, fx: list) -> float:
+        f = self.f
+        extra = 0.0
+        for coins, vp, food, water, op in fx:
+            if op is None:
+                f.coins += coins
+                f.vp_tokens += vp
+                if food:
+                    f.gain_food(food)
+                if water:
+                    self.store_water(water)
+            elif "gain_equipment" in op:
+                extra += op["gain_equipment"] * self.ctx.eq
+            elif "raise_capacity" in op:
+                target = op["raise_capacity"]["target"]
+                pool = f.silo_capacity if target == "silo" else f.tower_capacity
+                if pool:
+                    pool[min(pool)] += op["raise_capacity"]["by"]
+            elif "trade" in op:
+                times = self.bot._trade_times(f, op["trade"], self.ctx)
+                t = op["trade"]
+                f.coins -= t["pay"].get("coins", 0) * times
+                f.food -= t["pay"].get("food", 0) * times
+                g = t["gain"]
+                f.coins += g.get("coins", 0) * times
+                f.vp_tokens += g.get("vp", 0) * times
+                if g.get("food"):
+                    f.gain_food(g["food"] * times)
+                if g.get("water"):
+                    self.store_water(g["water"] * times)
+        return extra
+
+    def final_value(self) -> float:
+        """FOG-END-3..8 on the projected farm, with fractional coins and food (as scoring.score_farm).
+        The VP are whole numbers, so they are added up as integers (the same float in the end)."""
+        f, m = self.f, self.m
+        total = f.vp_tokens + len(f.set_aside)
+        grid, fallow = f.grid, f.fallow
+        vp, end_ops, end_local = m.vp, m.end_ops, m.end_local
+        neighbours = f.geometry.neighbours
+        shared = self.shared
+        for cell in f.occupied:
+            code = grid[cell]
+            if code < 0 or cell in fallow:
+                continue
+            total += vp[code]
+            ops = end_ops[code]
+            if ops:
+                if end_local[code]:
+                    fp = []
+                    for n in neighbours[cell]:
+                        c = grid[n]
+                        fp.append(c if c < 0 or n not in fallow else EMPTY)
+                    key = ("end", tuple(fp), id(ops))
+                    got = shared.get(key)
+                    if got is None:
+                        got = 0
+                        for op in ops:
+                            got += m.gain_amounts(f, cell, op).get("vp", 0)
+                        self.bot._share(key, got)
+                    total += got
+                else:
+                    for op in ops:
+                        total += m.gain_amounts(f, cell, op).get("vp", 0)
+        if f.equipment:
+            tiles = m.tiles
+            for cell, held in f.equipment.items():
+                for tile_id in held:
+                    tile = tiles[tile_id]
+                    if tile.timing == "end_game":
+                        for op in tile.effect:
+                            total += m.gain_amounts(f, cell, op).get("vp", 0)
+        total = float(total)
+        total += f.coins / 3 + f.food / 2
+        total += sum(1 for c, wt in f.tower_water.items() if wt == 0 and grid[c] == TOWER)
+        return total
+
+
 class HeuristicBot(Bot):
     """Greedy one-step lookahead over a projected value of the player's farm (see module docstring
-    and docs/bots.md). Deterministic for a given seed; ``weights`` overrides the numbers."""
+    and docs/bots.md). Deterministic for a given seed; ``weights`` overrides the numbers.
+
+    Speed: results that depend only on a farm's contents (the projection, the lookahead value of an
+    action, the cheap estimates) are memoised per bot in bounded LRU tables keyed by the farm's full
+    contents, so e.g. the act decision reuses what its pick already evaluated; the decisions are the
+    same as without the tables (``VERIFY_CACHES`` checks every hit). The card-set model and the
+    harvest-location memo of the projection are shared by the bots with the same weights."""
 
     name = "heuristic"
+
+    # the lookahead's shortcuts (_direct_act, the memo of act values) reproduce these methods as defined
+    # here; a subclass that overrides one of them gets the plain lookahead
+    _SHORTCUT_METHODS = ("_value", "_project", "_resolve_own", "_decide_pay_water", "_decide_store_water",
+                         "_decide_attach", "_decide_ability_target", "_decide_ability_option", "_tower_demand",
+                         "_trade_times")
 
     def __init__(self, seed: int = 0, weights: HeuristicWeights | None = None, **overrides):
         super().__init__(seed)
         self.w = replace(weights or HeuristicWeights(), **overrides) if overrides else (weights or HeuristicWeights())
         self._model: _Model | None = None
-        self._cost_memo: tuple[Farm, dict] | None = None
+        cls = type(self)
+        self._stock = all(getattr(cls, n) is getattr(HeuristicBot, n) for n in self._SHORTCUT_METHODS)
+        self._reset_caches()
+
+    def _reset_caches(self) -> None:
+        self._cache_w = self.w
+        self._ctxs: dict = {}
+        self._sids: dict[tuple, int] = {}
+        self._next_sid = 0
+        self._values: dict = {}
+        self._evals: dict = {}
+        self._farm_caches: dict = {}
+        # see _Projection: shared by the bots with the same weights on the same card set
+        self._cell_memo: dict = self._model.cell_memos.setdefault(self.w, {}) if self._model is not None else {}
+
+    def _share(self, key, value) -> None:
+        memo = self._cell_memo
+        if len(memo) >= _CELL_CAP:
+            memo.clear()
+        memo[key] = value
 
     # ------------------------------------------------------------------ entry point
 
@@ -174,57 +956,77 @@ class HeuristicBot(Bot):
         if len(legal) == 1:
             return legal[0]
         if self._model is None or self._model.cards is not game.cards:
-            self._model = _Model(game.cards)
+            self._model = _model_for(game.cards)
+            self._reset_caches()
+        elif self._cache_w is not self.w:
+            self._reset_caches()
         kind = game.decision_kind
         handler = getattr(self, "_decide_" + kind, None)
         choice = handler(game, legal) if handler else None
         return choice if choice in legal else legal[0]
 
+    # ------------------------------------------------------------------ memo tables
+
+    def _sid(self, farm: Farm) -> int:
+        """A small id for the farm's contents (ids are never reused, so a dropped entry only misses)."""
+        sig = _farm_sig(farm)
+        sid = self._sids.get(sig)
+        if sid is None:
+            self._next_sid += 1
+            sid = self._next_sid
+            _lru_put(self._sids, sig, sid, _SIG_CAP)
+        return sid
+
+    def _fc(self, farm: Farm, ctx: _Ctx) -> dict:
+        """The table of cheap estimates for this farm state and context."""
+        return self._fc_by_sid(self._sid(farm), ctx.year, ctx.harvests)
+
+    def _fc_by_sid(self, sid: int, year: int, harvests: int) -> dict:
+        key = (sid, year, harvests)
+        fc = _lru_get(self._farm_caches, key)
+        if fc is _MISS:
+            fc = {}
+            _lru_put(self._farm_caches, key, fc, _FARM_CAP)
+        return fc
+
     # ------------------------------------------------------------------ context and small helpers
 
     def _ctx(self, game, p: int) -> _Ctx:
-        y = _clip_year(game.year)
-        harvests = YEARS - game.year + (0 if game.phase == "harvest" else 1)
-        w = self.w
-        return _Ctx(game.year, max(harvests, 0), w.coin[y], w.food[y], w.water[y], w.equipment_draw)
+        return self._ctx_at(game.year, game.phase == "harvest")
+
+    def _ctx_at(self, year: int, in_harvest: bool) -> _Ctx:
+        ctx = self._ctxs.get((year, in_harvest))
+        if ctx is None:
+            y = _clip_year(year)
+            harvests = YEARS - year + (0 if in_harvest else 1)
+            w = self.w
+            ctx = self._ctxs[(year, in_harvest)] = _Ctx(
+                year, max(harvests, 0), w.coin[y], w.food[y], w.water[y], w.equipment_draw, y)
+        return ctx
+
+    def _template(self, farm: Farm) -> dict:
+        """What projections of farms one act away from ``farm`` share (see ``_Projection``): its
+        locations with a harvest ability, their tower ranges, their ``entry`` results and plan items."""
+        grid, harvest_kind = farm.grid, self._model.harvest_kind
+        hcells = [c for c in farm.occupied if grid[c] >= 0 and harvest_kind[grid[c]]]
+        return {"hcells": hcells, "hset": frozenset(hcells), "tin": {}}
 
     def _jitter(self) -> float:
         return self.rng.random() * self.w.noise
 
     def _harvest_cost(self, farm: Farm, cell: int) -> tuple[int, int, int]:
-        """Harvest cost after permanent equipment discounts (as Game.harvest_cost, on any farm).
-        Inside ``_value`` the projected farm's costs are memoised (its equipment only ever leaves
-        with a fallow location, which is not harvested again)."""
-        memo = self._cost_memo
-        if memo is not None and memo[0] is farm:
-            hit = memo[1].get(cell)
-            if hit is None:
-                hit = memo[1][cell] = self._harvest_cost_now(farm, cell)
-            return hit
-        return self._harvest_cost_now(farm, cell)
-
-    def _harvest_cost_now(self, farm: Farm, cell: int) -> tuple[int, int, int]:
-        cost = self._model.locs[farm.grid[cell]].harvest_cost
-        coins, water, food = cost.coins, cost.water, cost.food
-        for tile_id in farm.equipment.get(cell, ()):
-            tile = self._model.tiles[tile_id]
-            if tile.timing == "permanent":
-                for op in tile.effect:
-                    d = op.get("harvest_discount")
-                    if d:
-                        coins -= d.get("coins", 0)
-                        water -= d.get("water", 0)
-                        food -= d.get("food", 0)
-        return max(coins, 0), max(water, 0), max(food, 0)
+        """Harvest cost after permanent equipment discounts (as Game.harvest_cost, on any farm)."""
+        return self._model.harvest_cost(farm, cell)
 
     def _ops_value(self, farm: Farm, cell: int, ops: Sequence[dict], ctx: _Ctx, vp_only: bool = False) -> float:
         """Static value of applying ``ops`` for the card at ``cell`` (no state change)."""
+        m = self._model
         total = 0.0
         for op in ops:
             if "gain" in op:
-                amounts = effects.gain_amounts(farm, cell, op)
+                amounts = m.gain_amounts(farm, cell, op)
                 total += amounts.get("vp", 0) if vp_only else ctx.value(amounts)
-            elif vp_only or not effects.condition_holds(farm, cell, op):
+            elif vp_only or not m.holds(farm, cell, op):
                 continue
             elif "gain_equipment" in op:
                 total += op["gain_equipment"] * ctx.eq
@@ -246,28 +1048,108 @@ class HeuristicBot(Bot):
     def _tower_demand(self, farm: Farm, tower: int, skip: int = -1, paid: set | None = None) -> int:
         """Water that face-up harvest locations in range of ``tower`` still ask for."""
         need = 0
-        locs = self._model.locs
+        m = self._model
+        harvest_kind = m.harvest_kind
         for cell in farm.occupied:
             code = farm.grid[cell]
             if code < 0 or cell == skip or cell in farm.fallow or (paid and cell in paid):
                 continue
-            if locs[code].ability_kind == "harvest" and farm.tower_in_range(tower, cell):
-                w = self._harvest_cost(farm, cell)[1]
-                need += w
+            if harvest_kind[code] and farm.tower_in_range(tower, cell):
+                need += m.harvest_cost(farm, cell)[1]
         return need
 
     # ------------------------------------------------------------------ cheap estimates
 
-    def _quick_build(self, farm: Farm, card: int, cell: int, ctx: _Ctx) -> float:
+    def _quick_build(self, farm: Farm, card: int, cell: int, ctx: _Ctx, fc: dict | None = None) -> float:
         """Cheap estimate (VP) of building ``card`` at ``cell``: printed VP, its ability at that cell,
         what it adds to its neighbours' adjacency abilities, water range for a harvest water cost,
         and the free neighbours an adjacency scorer can still fill; minus the build cost. The card is
         placed on the grid temporarily. Farm-wide abilities do not depend on the cell: see
-        ``_global_delta``."""
+        ``_global_delta``. ``fc``: the farm state's table (``_fc``) to memoise in."""
+        if fc is None:
+            return self._quick_build_now(farm, card, cell, ctx, None)
+        key = ("build", card, cell)
+        value = fc.get(key)
+        if value is None:
+            value = fc[key] = self._quick_build_now(farm, card, cell, ctx, fc)
+        return value
+
+    def _quick_build_now(self, farm: Farm, card: int, cell: int, ctx: _Ctx, fc: dict | None) -> float:
         m = self._model
         rec = m.locs[card]
-        before = self._neighbour_scores(farm, cell, ctx)
+        if fc is not None and not m.counting[card] and cell not in farm.equipment:
+            # the card's own part does not depend on the cell, except for the water range
+            own = fc.get(("own", card))
+            if own is None:
+                own = fc[("own", card)] = self._own_value(farm, card, cell, ctx)
+            value, water = own
+            in_range = True
+            if water:
+                in_range = fc.get(("range", cell))
+                if in_range is None:
+                    in_range = fc[("range", cell)] = any(farm.tower_in_range(t, cell) for t in farm.tower_water)
+                if not in_range:
+                    value = -0.5  # no tower in range: it would turn fallow at the harvest
+            touchy = fc.get("touchy")
+            if touchy is None:
+                touchy = fc["touchy"] = self._touchy_cells(farm)
+            if cell not in touchy:
+                # no neighbour scores anything here: before and after are 0.0, the same for every such cell
+                key = ("flat", card, in_range)
+                flat = fc.get(key)
+                if flat is None:
+                    cost = rec.cost
+                    flat = fc[key] = (value + 0.0 - 0.0 - cost.coins * ctx.coin - cost.water * ctx.water
+                                      - cost.food * ctx.food)
+                return flat
+            before = self._neighbour_scores(farm, cell, ctx, fc)
+            after = fc.get(("nbr", cell, m.info[card]))
+            if after is None:
+                grid = farm.grid
+                grid[cell] = card
+                farm.occupied.append(cell)
+                try:
+                    after = self._neighbour_scores(farm, cell, ctx, fc, m.info[card])
+                finally:
+                    farm.occupied.pop()
+                    grid[cell] = EMPTY
+            cost = rec.cost
+            return value + after - before - cost.coins * ctx.coin - cost.water * ctx.water - cost.food * ctx.food
+        before = self._neighbour_scores(farm, cell, ctx, fc)
         grid = farm.grid
+        own_key = None
+        if fc is not None and cell not in farm.equipment:
+            # its counters see the same farm wherever it goes, except its neighbours: its own value depends
+            # only on their cards (a fallow one counts as -4: it matches nothing and is not free) and,
+            # for a thirsty harvest card, on the water range
+            pattern = None
+            if m.adjacent_ops[card]:
+                fallow = farm.fallow
+                pattern = []
+                for n in farm.geometry.neighbours[cell]:
+                    code = grid[n]
+                    pattern.append(code if code < 0 or n not in fallow else -4)
+                pattern.sort()
+                pattern = tuple(pattern)
+            in_range = None
+            if rec.ability.kind == "harvest" and rec.harvest_cost.water:
+                in_range = fc.get(("range", cell))
+                if in_range is None:
+                    in_range = fc[("range", cell)] = any(farm.tower_in_range(t, cell) for t in farm.tower_water)
+            own_key = ("own2", card, pattern, in_range)
+            value = fc.get(own_key)
+            if value is not None:
+                after = fc.get(("nbr", cell, m.info[card]))
+                if after is None:
+                    grid[cell] = card
+                    farm.occupied.append(cell)
+                    try:
+                        after = self._neighbour_scores(farm, cell, ctx, fc, m.info[card])
+                    finally:
+                        farm.occupied.pop()
+                        grid[cell] = EMPTY
+                cost = rec.cost
+                return value + after - before - cost.coins * ctx.coin - cost.water * ctx.water - cost.food * ctx.food
         grid[cell] = card
         farm.occupied.append(cell)
         try:
@@ -279,7 +1161,7 @@ class HeuristicBot(Bot):
                 elif ability.kind == "immediate":
                     value += self._ops_value(farm, cell, ability.effect, ctx)
                 else:
-                    coins, water, food = self._harvest_cost(farm, cell)
+                    coins, water, food = m.harvest_cost(farm, cell)
                     per = self._ops_value(farm, cell, ability.effect, ctx) - (
                         coins * ctx.coin + water * ctx.water + food * ctx.food)
                     if water and not any(farm.tower_in_range(t, cell) for t in farm.tower_water):
@@ -289,12 +1171,49 @@ class HeuristicBot(Bot):
                 if m.adjacent_ops[card]:
                     free = sum(1 for n in farm.geometry.neighbours[cell] if grid[n] == EMPTY)
                     value += self.w.adjacency_potential * min(free, m.adjacent_max[card]) * (ctx.harvests / 4)
-            after = self._neighbour_scores(farm, cell, ctx)
+            if own_key is not None:
+                fc[own_key] = value
+            # the neighbours see only the card's (type, sub-type, ability kind)
+            after = self._neighbour_scores(farm, cell, ctx, fc, m.info[card])
         finally:
             farm.occupied.pop()
             grid[cell] = EMPTY
         cost = rec.cost
         return value + after - before - cost.coins * ctx.coin - cost.water * ctx.water - cost.food * ctx.food
+
+    def _touchy_cells(self, farm: Farm) -> set[int]:
+        """Cells next to a face-up location that ``_neighbour_scores`` looks at (an adjacency ability or
+        equipment); elsewhere the neighbour scores are 0.0."""
+        m = self._model
+        grid, fallow, equipment = farm.grid, farm.fallow, farm.equipment
+        neighbours = farm.geometry.neighbours
+        out: set[int] = set()
+        for n in farm.occupied:
+            code = grid[n]
+            if code >= 0 and n not in fallow and (m.adjacent_ops[code] or n in equipment):
+                out.update(neighbours[n])
+        return out
+
+    def _own_value(self, farm: Farm, card: int, cell: int, ctx: _Ctx) -> tuple[float, int]:
+        """``_quick_build``'s value of the card itself when its ability counts nothing (so the cell does
+        not matter), with a tower in range; and the harvest water it needs."""
+        m = self._model
+        rec = m.locs[card]
+        value = float(rec.vp)
+        water = 0
+        ability = rec.ability
+        if ability is not None:
+            if ability.kind == "end_game":
+                value += self._ops_value(farm, cell, ability.effect, ctx, vp_only=True)
+            elif ability.kind == "immediate":
+                value += self._ops_value(farm, cell, ability.effect, ctx)
+            else:
+                cost = rec.harvest_cost  # the card is not on the grid: no equipment discounts
+                coins, water, food = max(cost.coins, 0), max(cost.water, 0), max(cost.food, 0)
+                per = self._ops_value(farm, cell, ability.effect, ctx) - (
+                    coins * ctx.coin + water * ctx.water + food * ctx.food)
+                value += max(per, -0.5) * ctx.harvests
+        return value, water
 
     def _ability_score(self, farm: Farm, n: int, ctx: _Ctx) -> float:
         m = self._model
@@ -311,8 +1230,15 @@ class HeuristicBot(Bot):
                 total += self._ops_value(farm, n, tile.effect, ctx, vp_only=True)
         return total
 
-    def _neighbour_scores(self, farm: Farm, cell: int, ctx: _Ctx) -> float:
-        """Value of the abilities of the face-up locations next to ``cell`` (they may count it)."""
+    def _neighbour_scores(self, farm: Farm, cell: int, ctx: _Ctx, fc: dict | None = None, placed=None) -> float:
+        """Value of the abilities of the face-up locations next to ``cell`` (they may count it).
+        ``placed``: the info of the card temporarily on ``cell`` (None if the cell is as in ``fc``'s farm)."""
+        if fc is not None:
+            key = ("nbr", cell, placed)
+            value = fc.get(key)
+            if value is None:
+                value = fc[key] = self._neighbour_scores(farm, cell, ctx)
+            return value
         m = self._model
         grid = farm.grid
         total = 0.0
@@ -322,9 +1248,15 @@ class HeuristicBot(Bot):
                 total += self._ability_score(farm, n, ctx)
         return total
 
-    def _global_delta(self, farm: Farm, card: int, cell: int, ctx: _Ctx) -> float:
+    def _global_delta(self, farm: Farm, card: int, cell: int, ctx: _Ctx, fc: dict | None = None) -> float:
         """What placing ``card`` adds to farm-wide abilities of the other locations (counts of a type,
         distinct sub-types); the same for every cell."""
+        if fc is not None:
+            key = ("global", cell, self._model.info[card])  # other cards see only the card's info
+            value = fc.get(key)
+            if value is None:
+                value = fc[key] = self._global_delta(farm, card, cell, ctx)
+            return value
         m = self._model
         cells = [c for c in farm.occupied if farm.grid[c] >= 0 and m.global_ops[farm.grid[c]] and c not in farm.fallow]
         if not cells:
@@ -339,20 +1271,38 @@ class HeuristicBot(Bot):
             farm.grid[cell] = EMPTY
         return after - before
 
-    def _quick_structure(self, farm: Farm, kind: str, cell: int) -> float:
+    def _quick_structure(self, farm: Farm, kind: str, cell: int, fc: dict | None = None) -> float:
         """Rank cells for a tower (water range over thirsty locations and free cells) or a silo
         (keep the cells next to cards free for adjacency scorers)."""
+        if fc is not None:
+            key = (kind, cell)
+            value = fc.get(key)
+            if value is None:
+                value = fc[key] = self._quick_structure_now(farm, kind, cell, fc)
+            return value
+        return self._quick_structure_now(farm, kind, cell, None)
+
+    def _quick_structure_now(self, farm: Farm, kind: str, cell: int, fc: dict | None) -> float:
         grid = farm.grid
         if kind == "tower":
             score = 0.0
-            for c in farm.occupied:
-                code = grid[c]
-                if code >= 0 and c not in farm.fallow and farm.tower_in_range(cell, c):
-                    if self._harvest_cost(farm, c)[1]:
-                        score += 2.0
-            for c in farm.frontier:
-                if c != cell and farm.tower_in_range(cell, c):
-                    score += 0.3
+            m = self._model
+            thirsty = fc.get("thirsty") if fc is not None else None
+            if thirsty is None:  # face-up locations with a water harvest cost
+                thirsty = [c for c in farm.occupied
+                           if grid[c] >= 0 and c not in farm.fallow and m.harvest_cost(farm, c)[1]]
+                if fc is not None:
+                    fc["thirsty"] = thirsty
+            for c in thirsty:
+                if farm.tower_in_range(cell, c):
+                    score += 2.0
+            frontier = farm.frontier
+            reached = 0  # free cells in range (only cells within reach can be)
+            for c in _reach(farm.geometry)[cell]:
+                if c in frontier and farm.tower_in_range(cell, c):
+                    reached += 1
+            for _ in range(reached):
+                score += 0.3
             return score
         occupied = sum(1 for n in farm.geometry.neighbours[cell] if grid[n] != EMPTY)
         return -occupied
@@ -362,90 +1312,66 @@ class HeuristicBot(Bot):
     def _value(self, game, p: int, pending_equipment: int = 0) -> float:
         """Projected final score (VP, fractional) of seat ``p`` if it built nothing more: the farm is
         played through the remaining Harvest phases with income; plus the spend bonus for coins,
-        water and food that future actions can still use."""
+        water and food that future actions can still use. Memoised on the farm's contents."""
         if game.is_terminal():
             s = game.scores()[p]
             return s.total + 0.01 * s.locations + 0.001 * s.coins_held
         farm = game.farms[p]
-        f = farm.clone()
-        self._cost_memo = (f, {})
-        try:
-            return self._project(game, p, farm, f, pending_equipment)
-        finally:
-            self._cost_memo = None
-
-    def _project(self, game, p: int, farm: Farm, f: Farm, pending_equipment: int) -> float:
-        w = self.w
-        y = _clip_year(game.year)
-        extra = pending_equipment * w.equipment_draw
-        spendable = f.coins
-        start = game.year if game.phase != "harvest" else game.year + 1
-        ctx = self._ctx(game, p)
-        for yy in range(start, YEARS + 1):
-            if yy > game.year:
-                f.coins += INCOME["coins"]
-                f.gain_food(INCOME["food"])
-                self._store_water_sim(f, INCOME["water"])
-                if yy <= YEARS:
-                    spendable += INCOME["coins"]
-            before = f.coins
-            extra += self._sim_harvest(f, ctx)
-            if yy < YEARS:
-                spendable += max(f.coins - before, 0)
-        remaining_actions = ACTIONS_PER_GAME - farm.actions_taken
-        need = remaining_actions * w.coins_per_action
-        value = self._final_value(f) + extra
-        value += w.spend_bonus * min(spendable, need)
-        if remaining_actions > 0:
-            value += w.water_bonus[y] * min(farm.water, 4) + w.food_bonus[y] * min(farm.food, 4)
-            towers = sum(1 for t, wt in farm.tower_water.items() if wt)
-            value += w.tower_bonus[y] * min(towers, 3)
+        in_harvest = game.phase == "harvest"
+        key = (_farm_sig(farm), game.year, in_harvest, pending_equipment)
+        value = _lru_get(self._values, key)
+        if value is _MISS:
+            value = self._project(game.year, in_harvest, farm, pending_equipment)
+            _lru_put(self._values, key, value, _VALUE_CAP)
+        elif VERIFY_CACHES:
+            assert value == self._project(game.year, in_harvest, farm, pending_equipment)
         return value
 
-    def _final_value(self, f: Farm) -> float:
-        """FOG-END-3..8 on a farm, with fractional coins and food (as scoring.score_farm)."""
-        m = self._model
-        total = float(f.vp_tokens) + len(f.set_aside)
-        for cell in f.occupied:
-            code = f.grid[cell]
-            if code < 0 or cell in f.fallow:
-                continue
-            rec = m.locs[code]
-            total += rec.vp
-            if rec.ability is not None and rec.ability.kind == "end_game":
-                for op in rec.ability.effect:
-                    total += effects.gain_amounts(f, cell, op).get("vp", 0)
-        for cell, tiles in f.equipment.items():
-            for tile_id in tiles:
-                tile = m.tiles[tile_id]
-                if tile.timing == "end_game":
-                    for op in tile.effect:
-                        total += effects.gain_amounts(f, cell, op).get("vp", 0)
-        total += f.coins / 3 + f.food / 2
-        total += sum(1 for c, wt in f.tower_water.items() if wt == 0 and f.grid[c] == TOWER)
-        return total
-
-    def _store_water_sim(self, f: Farm, amount: int) -> None:
-        demand: dict[int, int] = {}
-        for _ in range(amount):
-            rooms = f.towers_with_room()
-            if not rooms:
-                return
-            for t in rooms:
-                if t not in demand:
-                    demand[t] = self._tower_demand(f, t)
-            best = max(rooms, key=lambda t: (demand[t] - f.tower_water[t], -t))
-            f.tower_water[best] += 1
+    def _project(self, year: int, in_harvest: bool, farm: Farm, pending_equipment: int, owned: bool = False,
+                 tmpl: dict | None = None, changed=None) -> float:
+        """The projection behind ``_value``; ``owned``: ``farm`` is a scratch copy it may change;
+        ``tmpl``, ``changed``: see ``_Projection``."""
+        w = self.w
+        y = _clip_year(year)
+        ctx = self._ctx_at(year, in_harvest)
+        # the bonuses below are about the farm as it is now
+        remaining_actions = ACTIONS_PER_GAME - farm.actions_taken
+        water_now, food_now = farm.water, farm.food
+        towers = sum(1 for t, wt in farm.tower_water.items() if wt)
+        f = farm if owned else farm.clone()
+        proj = _Projection(self, f, ctx, tmpl, changed)
+        extra = pending_equipment * w.equipment_draw
+        spendable = f.coins
+        start = year if not in_harvest else year + 1
+        for yy in range(start, YEARS + 1):
+            if yy > year:
+                f.coins += _INCOME_COINS
+                f.gain_food(_INCOME_FOOD)
+                proj.store_water(_INCOME_WATER)
+                if yy <= YEARS:
+                    spendable += _INCOME_COINS
+            before = f.coins
+            extra += proj.harvest()
+            if yy < YEARS:
+                spendable += max(f.coins - before, 0)
+        need = remaining_actions * w.coins_per_action
+        value = proj.final_value() + extra
+        value += w.spend_bonus * min(spendable, need)
+        if remaining_actions > 0:
+            value += w.water_bonus[y] * min(water_now, 4) + w.food_bonus[y] * min(food_now, 4)
+            value += w.tower_bonus[y] * min(towers, 3)
+        return value
 
     def _harvest_order_key(self, f: Farm, cell: int, ctx: _Ctx, consumers_ready: bool) -> float:
         """Priority of paying a harvest location next (higher first): free abilities and food
         producers before food consumers, unless the food would overflow while a consumer can eat."""
-        rec = self._model.locs[f.grid[cell]]
-        coins, water, food = self._harvest_cost(f, cell)
+        m = self._model
+        rec = m.locs[f.grid[cell]]
+        coins, water, food = m.harvest_cost(f, cell)
         gain_food = 0
         for op in rec.ability.effect:
             if "gain" in op:
-                gain_food += effects.gain_amounts(f, cell, op).get("food", 0)
+                gain_food += m.gain_amounts(f, cell, op).get("food", 0)
         overflow = f.food - food + gain_food > f.food_capacity
         if gain_food > food:
             if overflow and consumers_ready:
@@ -456,125 +1382,6 @@ class HeuristicBot(Bot):
         if food:
             return 20.0 + self._ops_value(f, cell, rec.ability.effect, ctx) / food
         return 40.0
-
-    def _sim_harvest(self, f: Farm, ctx: _Ctx) -> float:
-        """Play one Harvest phase on farm ``f`` with the harvest policy; unpaid locations turn fallow.
-        Returns side value (equipment draws) not visible on the farm. Order as ``_decide_harvest``:
-        free abilities and food producers first, consumers after; a producer whose food would
-        overflow waits while food is there for consumers; then a second pass for what is left."""
-        m = self._model
-        locs = m.locs
-        plan = []
-        memo = self._cost_memo[1] if self._cost_memo is not None and self._cost_memo[0] is f else None
-        for c in f.occupied:
-            code = f.grid[c]
-            if code < 0 or c in f.fallow:
-                continue
-            rec = locs[code]
-            if rec.ability_kind != "harvest":
-                continue
-            if memo is not None:  # the order of later projected harvests reuses the first one's
-                item = memo.get(-1 - c)
-                if item is not None:
-                    plan.append(item)
-                    continue
-            cost = self._harvest_cost(f, c)
-            ops = rec.ability.effect
-            tiles = f.equipment.get(c)
-            if tiles:
-                ops = list(ops)
-                for tile_id in tiles:
-                    if m.tiles[tile_id].timing == "harvest":
-                        ops.extend(m.tiles[tile_id].effect)
-            food_gain = 0
-            for op in ops:
-                if "gain" in op:
-                    food_gain += effects.gain_amounts(f, c, op).get("food", 0)
-            if food_gain > cost[2]:
-                prio = (100.0 if not any(cost) else 60.0) + food_gain
-            elif not any(cost):
-                prio = 90.0
-            elif cost[2]:
-                prio = 20.0 + self._ops_value(f, c, ops, ctx) / cost[2]
-            else:
-                prio = 40.0
-            plan.append((-prio, c, cost, ops, food_gain))
-            if memo is not None:
-                memo[-1 - c] = plan[-1]
-        if not plan:
-            return 0.0
-        plan.sort()
-        extra = 0.0
-        consumers = sum(1 for item in plan if item[2][2])
-        waiting = []
-        for item in plan:
-            _, c, cost, ops, food_gain = item
-            if food_gain > cost[2] and consumers and f.food - cost[2] + food_gain > f.food_capacity and f.food:
-                waiting.append(item)
-                continue
-            if self._sim_pay(f, c, cost):
-                extra += self._sim_ops(f, c, ops, ctx)
-                if cost[2]:
-                    consumers -= 1
-            else:
-                waiting.append(item)
-        for item in waiting:
-            _, c, cost, ops, _ = item
-            if self._sim_pay(f, c, cost):
-                extra += self._sim_ops(f, c, ops, ctx)
-            else:  # FOG-HARVEST-5: unpaid -> fallow, equipment lost
-                f.fallow.add(c)
-                f.equipment.pop(c, None)
-        return extra
-
-    def _sim_pay(self, f: Farm, cell: int, cost: tuple[int, int, int]) -> bool:
-        coins, water, food = cost
-        if f.coins < coins or f.food < food:
-            return False
-        if water:
-            towers = [t for t, wt in f.tower_water.items() if wt and f.tower_in_range(t, cell)]
-            if sum(f.tower_water[t] for t in towers) < water:
-                return False
-            for _ in range(water):
-                t = max(towers, key=lambda t: (f.tower_water[t], -t))
-                f.tower_water[t] -= 1
-        f.coins -= coins
-        f.food -= food
-        return True
-
-    def _sim_ops(self, f: Farm, cell: int, ops: Sequence[dict], ctx: _Ctx) -> float:
-        extra = 0.0
-        for op in ops:
-            if "gain" in op:
-                a = effects.gain_amounts(f, cell, op)
-                f.coins += a.get("coins", 0)
-                f.vp_tokens += a.get("vp", 0)
-                if a.get("food"):
-                    f.gain_food(a["food"])
-                if a.get("water"):
-                    self._store_water_sim(f, a["water"])
-            elif not effects.condition_holds(f, cell, op):
-                continue
-            elif "gain_equipment" in op:
-                extra += op["gain_equipment"] * ctx.eq
-            elif "raise_capacity" in op:
-                target = op["raise_capacity"]["target"]
-                pool = f.silo_capacity if target == "silo" else f.tower_capacity
-                if pool:
-                    pool[min(pool)] += op["raise_capacity"]["by"]
-            elif "trade" in op:
-                times = self._trade_times(f, op["trade"], ctx)
-                t = op["trade"]
-                f.coins -= t["pay"].get("coins", 0) * times
-                f.food -= t["pay"].get("food", 0) * times
-                g = t["gain"]
-                f.coins += g.get("coins", 0) * times
-                f.vp_tokens += g.get("vp", 0) * times
-                if g.get("food"):
-                    f.gain_food(g["food"] * times)
-                if g.get("water"):
-                    self._store_water_sim(f, g["water"] * times)
-        return extra
 
     def _trade_times(self, f: Farm, trade: dict, ctx: _Ctx, options: Sequence[int] | None = None) -> int:
         """Best number of trades by static values, limited by what can be paid and stored."""
@@ -599,7 +1406,8 @@ class HeuristicBot(Bot):
 
     def _resolve_own(self, game, p: int) -> int:
         """Finish the current action of seat ``p`` on a clone with the cheap sub-policies; returns
-        the number of equipment draws left pending (their tiles are hidden, so they are not looked at)."""
+        the number of equipment draws left pending (their tiles are hidden, so they are not looked at).
+        The actions come from the clone's legal list, so they are applied without re-checking."""
         pending = 0
         guard = 0
         while not game.is_terminal() and game.current_player == p and guard < 64:
@@ -613,29 +1421,246 @@ class HeuristicBot(Bot):
                 break
             legal = game.legal_actions()
             action = legal[0] if len(legal) == 1 else getattr(self, "_decide_" + kind)(game, legal)
-            game.apply(action)
+            game._apply(action)
+            game._advance()
         return pending
 
-    def _evaluate(self, game, p: int, action: int) -> float:
-        g = game.clone()
-        g.apply(action)
-        pending = self._resolve_own(g, p)
-        return self._value(g, p, pending)
+    @staticmethod
+    def _local_act(game, p: int) -> bool:
+        """True when seat ``p``'s pending act decision, once it and its own follow-up steps are done,
+        leads straight to another seat's decision through steps that touch no farm and leave the year
+        and phase as they are: the next act or pick of the turn (a pick's hand is not empty, an act's
+        card is there), or the next turn's first pick. Then the act's outcome for ``p`` (its farm, the
+        equipment draws left pending) depends only on ``p``'s farm, the action, the picked card, the
+        year/phase and whether equipment tiles are left, and a clone need not copy the other farms.
+        Not with ``auto_single`` (the engine would also play other seats' forced decisions)."""
+        st = game._stack
+        if getattr(game, "auto_single", True) or len(st) < 2 or st[-1][0] != "act" or st[-1][1] != p:
+            return False
+        below = st[-2]
+        kind = below[0]
+        if kind == "act":
+            return below[1] != p and game.picks[below[1]] is not None
+        if kind == "pick":
+            return below[1] != p and bool(game.display if game.two_player else game.hands[below[1]])
+        if kind == "after_turn2":  # 2 players: refill the display, then the other seat picks
+            return (len(st) >= 4 and st[-3] == ("turn2", below[1] + 1) and st[-4][0] == "pick"
+                    and st[-4][1] != p and bool(game.display))
+        if kind == "end_turn":  # 3-4 players: the next turn starts with the first player's pick
+            return (len(st) >= 3 and st[-3][0] == "turn" and not game.two_player
+                    and bool(game.hands[game.first_player]))
+        return False
 
-    def _act_candidates(self, game, p: int, legal: Sequence[int], card: int | None, cells: int | None = None) -> list[int]:
-        """Prune the act decision: best cells by the cheap estimates, every market and restore."""
-        layout = game.layout
+    def _eval_prefix(self, game, p: int, sid: int | None = None):
+        """Key prefix of the lookahead memo for seat ``p``'s act decision on ``game`` (None: no memo).
+        ``sid``: ``_sid(game.farms[p])`` if known."""
+        if not self._local_act(game, p):
+            return None
+        if sid is None:
+            sid = self._sid(game.farms[p])
+        return (sid, game.picks[p], game.year, game.phase, bool(game.equipment_stack))
+
+    def _evaluate(self, game, p: int, action: int, prefix=_MISS) -> float:
+        """Value for seat ``p`` of taking ``action`` (an act) now: apply it on a clone, finish it with the
+        sub-policies, project. ``prefix``: ``_eval_prefix(game, p)`` if already known."""
+        if prefix is _MISS:
+            prefix = self._eval_prefix(game, p) if game.decision_kind == "act" else None
+        if prefix is None or not self._stock:
+            g = game.clone()
+            g.apply(action)
+            return self._value(g, p, self._resolve_own(g, p))
+        sid, card, year, phase, tiles_left = prefix
+        # the picked card only matters to a build (other actions discard it)
+        key = (sid, action, card if _decoded(game.layout)[action][0] == "build" else None, year, phase, tiles_left)
+        value = _lru_get(self._evals, key)
+        if value is _MISS or VERIFY_CACHES:
+            # a local act keeps the year and phase and never ends the game (see _local_act)
+            done = self._direct_act(game, p, action)
+            direct = (_farm_sig(done[0]), done[2]) if VERIFY_CACHES and done is not None else None
+            if done is not None:
+                f, cell, pending = done
+                # the harvest locations away from the changed cell are as on the decision's farm
+                in_harvest = phase == "harvest"
+                fc = self._fc_by_sid(sid, year, max(YEARS - year + (0 if in_harvest else 1), 0))
+                tmpl = fc.get("template")
+                if tmpl is None:
+                    tmpl = fc["template"] = self._template(game.farms[p])
+                fresh = self._project(year, in_harvest, f, pending, owned=True, tmpl=tmpl, changed=cell)
+            else:
+                g = _clone_own(game, p)
+                g._apply(action)
+                g._advance()
+                pending = self._resolve_own(g, p)
+                fresh = self._project(g.year, g.phase == "harvest", g.farms[p], pending)
+            if VERIFY_CACHES:
+                full = game.clone()
+                full.apply(action)
+                pending = self._resolve_own(full, p)
+                assert direct is None or direct == (_farm_sig(full.farms[p]), pending), action
+                assert fresh == self._value(full, p, pending), (action, fresh)
+                assert value is _MISS or value == fresh, (action, value, fresh)
+            value = fresh
+            _lru_put(self._evals, key, value, _EVAL_CAP)
+        return value
+
+    def _direct_act(self, game, p: int, action: int) -> tuple[Farm, int | None, int] | None:
+        """Seat ``p``'s farm after a local act (``_local_act``) done on a copy of the farm the way the
+        engine does it (Game._act, _finish_build, _run_ops; FOG-ACT-*) with the bot's sub-policies: a
+        market sale, a restore, a tower, silo or build after which no set-aside tile fits the new
+        location (else attaching is a choice), a build whose water comes from a single tower, then its
+        Immediate ability. None for the other acts (the engine plays those on a clone). Returns the
+        farm, the one cell that changed (None for a market sale) and the equipment draws left pending.
+        ``VERIFY_CACHES`` checks it against the engine."""
+        if game.phase == "harvest":
+            return None
+        kind, arg = _decoded(game.layout)[action]
+        farm = game.farms[p]
+        m = self._model
+        ops = ()
+        if kind == "market":
+            f = farm.clone()
+            f.food -= arg
+            f.coins += MARKET_BASE + MARKET_PER_FOOD * arg
+        elif kind == "restore":
+            f = farm.clone()
+            f.coins -= RESTORE_COST
+            f.fallow.discard(arg)
+        elif kind == "build":
+            card = game.picks[p]
+            rec = m.locs[card]
+            if rec.ability is not None and rec.ability.kind == "immediate":
+                ops = rec.ability.effect
+            tower = None
+            if rec.cost.water:
+                towers = farm.towers_in_range(arg)
+                if len(towers) != 1 or farm.tower_water[towers[0]] < rec.cost.water:
+                    return None
+                tower = towers[0]
+            f = farm.clone()
+            f.coins -= rec.cost.coins
+            f.food -= rec.cost.food
+            if tower is not None:
+                f.tower_water[tower] -= rec.cost.water
+            f.place(arg, card)
+        elif kind == "tower":
+            f = farm.clone()
+            f.coins -= TOWER_COST
+            f.place(arg, TOWER)
+            f.tower_capacity[arg] = m.cards.tower_capacity
+            f.tower_water[arg] = m.cards.tower_start_water
+        elif kind == "silo":
+            f = farm.clone()
+            f.place(arg, SILO)
+            f.silo_capacity[arg] = m.cards.silo_capacity
+        else:
+            return None
+        if kind in ("build", "tower", "silo") and f.set_aside:
+            tiles = m.tiles
+            if any(game._tile_fits(f, tiles[t], arg) for t in f.set_aside):
+                return None  # FOG-RUL-20: an attach decision follows
+        pending = 0
+        for op in ops:  # the Immediate ability (Game._run_ops), each choice by the bot's sub-policy
+            if "gain" in op:
+                self._direct_gain(f, m.gain_amounts(f, arg, op))
+            elif not m.holds(f, arg, op):
+                continue
+            elif "gain_equipment" in op:
+                if game.equipment_stack:
+                    # the draw is valued as pending (tiles unseen); the rest of the ops wait behind it
+                    pending = op["gain_equipment"]
+                    break
+            elif "raise_capacity" in op:
+                target, by = op["raise_capacity"]["target"], op["raise_capacity"]["by"]
+                if target == "host":
+                    pool = f.tower_capacity if f.grid[arg] == TOWER else f.silo_capacity
+                    pool[arg] += by
+                else:  # _decide_ability_target
+                    pool = f.tower_capacity if target == "tower" else f.silo_capacity
+                    options = sorted(pool)
+                    if len(options) > 1 and target == "tower":
+                        t = max(options, key=lambda t: (self._tower_demand(f, t), f.tower_water[t], -t))
+                    else:
+                        t = options[0]
+                    pool[t] += by
+            elif "trade" in op:  # _decide_ability_option
+                t = op["trade"]
+                pay = t["pay"]
+                options = [k for k in range(t["max_times"] + 1)
+                           if f.coins >= pay.get("coins", 0) * k and f.food >= pay.get("food", 0) * k]
+                k = options[0] if len(options) == 1 else self._trade_times(f, t, self._ctx(game, p), options)
+                if k:
+                    f.coins -= pay.get("coins", 0) * k
+                    f.food -= pay.get("food", 0) * k
+                    self._direct_gain(f, {r: v * k for r, v in t["gain"].items()})
+        f.actions_taken += 1
+        return f, (arg if kind != "market" else None), pending
+
+    def _direct_gain(self, f: Farm, amounts: dict) -> None:
+        """Game._gain on a copy of the farm, water stored as ``_decide_store_water`` would."""
+        f.coins += amounts.get("coins", 0)
+        f.vp_tokens += amounts.get("vp", 0)
+        if amounts.get("food"):
+            f.gain_food(amounts["food"])
+        if amounts.get("water"):
+            self._direct_store_water(f, amounts["water"])
+
+    def _direct_store_water(self, f: Farm, amount: int) -> None:
+        """Game._gain_water with ``_decide_store_water`` choosing (outside the harvest): one token at a
+        time while several towers have room, else all on the only tower with room."""
+        while amount > 0:
+            rooms = f.towers_with_room()
+            if len(rooms) > 1:
+                t = max(rooms, key=lambda t: (self._tower_demand(f, t) - f.tower_water[t], -t))
+                f.tower_water[t] += 1
+                amount -= 1
+            else:
+                if rooms:
+                    t = rooms[0]
+                    f.tower_water[t] = min(f.tower_capacity[t], f.tower_water[t] + amount)
+                return
+
+    def _act_candidates(self, game, p: int, legal: Sequence[int], card: int | None, cells: int | None = None,
+                        sid: int | None = None) -> list[int]:
+        """Prune the act decision: best cells by the cheap estimates, every market and restore.
+        ``sid``: ``_sid(game.farms[p])`` if known."""
+        decoded = _decoded(game.layout)
         farm = game.farms[p]
         ctx = self._ctx(game, p)
+        fc = self._fc(farm, ctx) if sid is None else self._fc_by_sid(sid, ctx.year, ctx.harvests)
         builds, towers, silos, others = [], [], [], []
+        m = self._model
+        flat_ok = card is not None and not m.counting[card]
+        if flat_ok:
+            # a counter-free card at a cell no neighbour scores: its estimate is one per-card value (as
+            # _quick_build_now's "flat" case, without a call per cell)
+            touchy = fc.get("touchy")
+            if touchy is None:
+                touchy = fc["touchy"] = self._touchy_cells(farm)
+            equipment = farm.equipment
+            flats = {}
         for a in legal:
-            kind, arg = layout.decode(a)
+            kind, arg = decoded[a]
             if kind == "build":
-                builds.append((self._quick_build(farm, card, arg, ctx), a))
+                if flat_ok and arg not in touchy and arg not in equipment:
+                    own = fc.get(("own", card))
+                    if own is None:
+                        own = fc[("own", card)] = self._own_value(farm, card, arg, ctx)
+                    in_range = True
+                    if own[1]:
+                        in_range = fc.get(("range", arg))
+                        if in_range is None:
+                            in_range = fc[("range", arg)] = any(
+                                farm.tower_in_range(t, arg) for t in farm.tower_water)
+                    value = flats.get(in_range)
+                    if value is None:
+                        value = flats[in_range] = self._quick_build(farm, card, arg, ctx, fc)
+                    builds.append((value, a))
+                else:
+                    builds.append((self._quick_build(farm, card, arg, ctx, fc), a))
             elif kind == "tower":
-                towers.append((self._quick_structure(farm, "tower", arg), a))
+                towers.append((self._quick_structure(farm, "tower", arg, fc), a))
             elif kind == "silo":
-                silos.append((self._quick_structure(farm, "silo", arg), a))
+                silos.append((self._quick_structure(farm, "silo", arg, fc), a))
             else:
                 others.append(a)
         out = list(others)
@@ -647,9 +1672,10 @@ class HeuristicBot(Bot):
 
     def _best_act(self, game, p: int, legal: Sequence[int]) -> tuple[int, float, dict]:
         card = game.picks[p]
+        prefix = self._eval_prefix(game, p)
         values = {}
         for a in self._act_candidates(game, p, legal, card):
-            values[a] = self._evaluate(game, p, a) + self._jitter()
+            values[a] = self._evaluate(game, p, a, prefix) + self._jitter()
         best = max(values, key=lambda a: (values[a], -a))
         return best, values[best], values
 
@@ -665,30 +1691,48 @@ class HeuristicBot(Bot):
         p = game.current_player
         source = game.display if game.two_player else game.hands[p]
         layout = game.layout
+        decoded = _decoded(layout)
         results: dict[int, float] = {}
         alternative = None  # best value of actions that do not depend on the card
         seen: dict[int, float] = {}
+        sid = self._sid(game.farms[p])  # picking does not change the farm
+        reuse = None  # a hypothetical clone whose act is local: the next card only swaps its pick
         for a in legal:
-            slot = layout.decode(a)[1]
+            slot = decoded[a][1]
             card = source[slot]
             design = game.cards.locations[card].design
             if design in seen:
                 results[a] = seen[design]
                 continue
-            g = self._hypothetical_act(game, p, a)
-            if g is None:  # the engine's frames changed: fall back to the cheap estimate
-                ctx = self._ctx(game, p)
-                results[a] = seen[design] = self._quick_card(game.farms[p], card, ctx)
-                continue
+            if reuse is not None:
+                # the act and all that follows it up to the next seat's decision read the picked card,
+                # never which cards stayed in the hand (see _local_act)
+                g = reuse
+                g.picks[p] = card
+                g._legal = None
+                if VERIFY_CACHES:
+                    fresh = self._hypothetical_act(game, p, a)
+                    assert fresh.legal_actions() == g.legal_actions()
+                    assert self._eval_prefix(fresh, p) == self._eval_prefix(g, p)
+            else:
+                g = self._hypothetical_act(game, p, a)
+                if g is None:  # the engine's frames changed: fall back to the cheap estimate
+                    ctx = self._ctx(game, p)
+                    results[a] = seen[design] = self._quick_card(game.farms[p], card, ctx)
+                    continue
+            prefix = self._eval_prefix(g, p, sid)
+            if prefix is not None and reuse is None and self._stock:
+                reuse = g
             act_legal = g.legal_actions()
-            build_actions = [x for x in act_legal if layout.decode(x)[0] == "build"]
+            build_actions = [x for x in act_legal if decoded[x][0] == "build"]
             if alternative is None:
-                other = [x for x in act_legal if layout.decode(x)[0] != "build"]
-                alternative = max(self._evaluate(g, p, x) for x in self._act_candidates(g, p, other, card)) if other else -1e9
+                other = [x for x in act_legal if decoded[x][0] != "build"]
+                alternative = max(self._evaluate(g, p, x, prefix)
+                                  for x in self._act_candidates(g, p, other, card, sid=sid)) if other else -1e9
             value = alternative
             if build_actions:
-                candidates = self._act_candidates(g, p, build_actions, card, self.w.pick_cells)
-                value = max(value, max(self._evaluate(g, p, x) for x in candidates))
+                candidates = self._act_candidates(g, p, build_actions, card, self.w.pick_cells, sid=sid)
+                value = max(value, max(self._evaluate(g, p, x, prefix) for x in candidates))
             seen[design] = value
             results[a] = value
         if self.w.deny and not game.two_player:
@@ -696,9 +1740,10 @@ class HeuristicBot(Bot):
             if receiver is not None:
                 ctx = self._ctx(game, receiver)
                 farm = game.farms[receiver]
+                fc = self._fc(farm, ctx)
                 for a in results:
-                    card = source[layout.decode(a)[1]]
-                    results[a] += self.w.deny * max(0.0, self._quick_card(farm, card, ctx))
+                    card = source[decoded[a][1]]
+                    results[a] += self.w.deny * max(0.0, self._quick_card(farm, card, ctx, fc=fc))
         for a in results:
             results[a] += self._jitter()
         return max(results, key=lambda a: (results[a], -a))
@@ -708,9 +1753,22 @@ class HeuristicBot(Bot):
         """A clone where seat ``p`` has picked and must now choose its action with that card. With 2
         players the act follows the pick at once; with 3-4 players the other picks and the reveal
         come first, so the clone gets an ``("act", p)`` decision frame on top (engine internals:
-        returns None if that does not give seat ``p``'s act decision)."""
-        g = game.clone()
-        g.apply(pick_action)
+        returns None if that does not give seat ``p``'s act decision). When the pick leads straight
+        to another decision without touching a farm, only ``p``'s farm is copied."""
+        st = game._stack
+        below = st[-2] if len(st) >= 2 else None
+        local = not getattr(game, "auto_single", True) and below is not None and (
+            (game.two_player and below == ("act", p))
+            or (not game.two_player and below == ("reveal",))
+            or (not game.two_player and below[0] == "pick" and below[1] != p and bool(game.hands[below[1]]))
+        )
+        if local:
+            g = _clone_own(game, p)
+            g._apply(pick_action)  # a legal pick: the clone's history is not needed
+            g._advance()
+        else:
+            g = game.clone()
+            g.apply(pick_action)
         if g.current_player == p and g.decision_kind == "act":
             return g
         try:
@@ -728,23 +1786,35 @@ class HeuristicBot(Bot):
         step = 1 if game.direction == "clockwise" else -1
         return (p + step) % game.num_players
 
-    def _quick_card(self, farm: Farm, card: int, ctx: _Ctx, cells: int = 4) -> float:
+    def _quick_card(self, farm: Farm, card: int, ctx: _Ctx, cells: int = 4, fc: dict | None = None) -> float:
         """Cheap value of a card on a farm: best of a few frontier cells (no cost-legality check
         beyond coins and water range)."""
+        if fc is None:
+            fc = self._fc(farm, ctx)
+        key = ("card", card, cells)
+        value = fc.get(key)
+        if value is not None:
+            return value
         rec = self._model.locs[card]
-        frontier = sorted(farm.frontier)
-        if rec.cost.water:
-            frontier = [c for c in frontier if farm.water_in_range(c) >= rec.cost.water]
+        fkey = ("frontier", rec.cost.water, cells)
+        frontier = fc.get(fkey)
+        if frontier is None:
+            frontier = sorted(farm.frontier)
+            if rec.cost.water:
+                frontier = [c for c in frontier if farm.water_in_range(c) >= rec.cost.water]
+            if len(frontier) > cells:
+                grid = farm.grid
+                frontier.sort(key=lambda c: -sum(1 for n in farm.geometry.neighbours[c] if grid[n] != EMPTY))
+                frontier = frontier[:cells]
+            fc[fkey] = frontier
         if not frontier:
+            fc[key] = 0.0
             return 0.0
-        if len(frontier) > cells:
-            grid = farm.grid
-            frontier.sort(key=lambda c: -sum(1 for n in farm.geometry.neighbours[c] if grid[n] != EMPTY))
-            frontier = frontier[:cells]
-        best = max(self._quick_build(farm, card, c, ctx) for c in frontier)
-        best += self._global_delta(farm, card, frontier[0], ctx)
+        best = max(self._quick_build(farm, card, c, ctx, fc) for c in frontier)
+        best += self._global_delta(farm, card, frontier[0], ctx, fc)
         if farm.coins < rec.cost.coins or farm.food < rec.cost.food:
             best -= 1.0
+        fc[key] = best
         return best
 
     def _decide_split(self, game, legal):
@@ -754,6 +1824,7 @@ class HeuristicBot(Bot):
         p = game.current_player
         farm = game.farms[p]
         ctx = self._ctx(game, p)
+        fc = self._fc(farm, ctx)
         m = self._model
         sizes = [len(pile) for pile in game.piles]
         desirability = []
@@ -765,14 +1836,14 @@ class HeuristicBot(Bot):
             for card in m.pile_cards[pile]:
                 d = m.locs[card].design
                 if d not in values:
-                    values[d] = (self._quick_card(farm, card, ctx, cells=3), m.locs[card].copies)
+                    values[d] = (self._quick_card(farm, card, ctx, cells=3, fc=fc), m.locs[card].copies)
             total = sum(c for _, c in values.values())
             desirability.append(sum(max(v, 0.0) * c for v, c in values.values()) / total)
         layout = game.layout
         best, best_value = legal[0], -1e18
         for a in legal:
             split = SPLITS[layout.decode(a)[1]]
-            value = sum(desirability[i] * (1 - 0.75 ** split[i]) / 0.25 for i in range(4)) + self._jitter()
+            value = sum(desirability[i] * _DRAW_WEIGHT[split[i]] / 0.25 for i in range(4)) + self._jitter()
             if value > best_value:
                 best, best_value = a, value
         return best
