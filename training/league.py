@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from .evaluate import _progress, parse_variant
+from .evaluate import _progress, _set_torch_threads, parse_variant
 from .policy import BUILTIN_BOTS, CheckpointError, checkpoint_metadata, load_policy
 
 
@@ -125,14 +125,6 @@ def format_table(res: dict) -> str:
         lines.append(f"{k:>2}  {r['policy']:<{width}}  {r['ordinal']:>7.2f}  {r['mu']:>6.2f}  {r['sigma']:>5.2f}  "
                      f"{r['games']:>5}  {100 * r['win_rate']:>5.1f}  {r['mean_vp']:>5.1f}")
     return "\n".join(lines)
-
-
-def _set_torch_threads(n: int, specs) -> None:
-    """torch.set_num_threads(n) when a checkpoint will be loaded (bots-only runs never import torch)."""
-    if any(isinstance(s, str) and (s.endswith(".zip") or Path(s).is_file()) for s in specs):
-        import torch
-
-        torch.set_num_threads(max(1, int(n)))
 
 
 def run(args) -> int:

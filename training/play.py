@@ -266,14 +266,15 @@ def run(args: argparse.Namespace) -> int:
         return play(players=args.players, seed=args.seed, bots=args.bots, human=args.human,
                     save_record=args.save_record, farm_size=args.farm_size, quiet=args.quiet)
     except BrokenPipeError:  # e.g. `farmgames play | head`: stop quietly
-        _silence_stdout()
+        silence_stdout()
         return 0
     except ValueError as exc:
         print(f"farmgames play: {exc}", file=sys.stderr)
         return 2
 
 
-def _silence_stdout() -> None:
+def silence_stdout() -> None:
+    """Point stdout at /dev/null so a closed pipe (`farmgames play | head`) ends quietly."""
     import os
 
     try:

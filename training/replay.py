@@ -16,6 +16,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from farmgames.training.play import silence_stdout
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -101,18 +102,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         return replay(args.record, final=args.final, pause=args.pause, viewer=args.viewer)
     except BrokenPipeError:  # e.g. `farmgames play | head`: stop quietly
-        _silence_stdout()
+        silence_stdout()
         return 0
     except ValueError as exc:
         print(f"farmgames replay: {exc}", file=sys.stderr)
         return 2
 
 
-def _silence_stdout() -> None:
-    import os
-
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # pragma: no cover - no real stdout
-        pass
