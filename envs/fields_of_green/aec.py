@@ -25,6 +25,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper
 
 from .actions import ActionLayout
 from .cards import CardSet
@@ -173,6 +174,20 @@ def game_bounds(cards: CardSet, num_players: int, fixed_split: bool = False) -> 
 # ------------------------------------------------------------------------------------------------
 
 
+class _Slot:
+    """One observation buffer of an agent: the observer's buffer, the action mask (an int8 array over
+    a bytearray, see ``_observation``) and the dict handed out."""
+
+    __slots__ = ("buf", "bits", "zeros", "mask", "obs")
+
+    def __init__(self, buf, num_actions: int):
+        self.buf = buf
+        self.bits = bytearray(num_actions)
+        self.zeros = bytes(num_actions)
+        self.mask = np.frombuffer(self.bits, dtype=np.int8)  # writable view of bits
+        self.obs = {"observation": buf.views, "action_mask": self.mask}
+
+
 class FieldsOfGreenBase:
     """Everything the AEC and parallel environments share (no pettingzoo API here)."""
 
@@ -218,14 +233,8 @@ class FieldsOfGreenBase:
         self._np_random: np.random.Generator | None = None
         # Observation memory: two buffers per agent, used alternately, so an agent's previous and
         # current observations are both valid (obs / next_obs pairs); see docs/env.md.
-        self._slots = []
-        for _ in range(self.num_players):
-            pair = []
-            for _ in range(2):
-                buf = self.observer.new_buffer()
-                mask = np.zeros(self.layout.size, np.int8)
-                pair.append((buf, mask, {"observation": buf.views, "action_mask": mask}))
-            self._slots.append(pair)
+        self._slots = [[_Slot(self.observer.new_buffer(), self.layout.size) for _ in range(2)]
+                       for _ in range(self.num_players)]
         self._slot_of = [0] * self.num_players
         self._slot_version: list = [None] * self.num_players
         self._version = 0  # bumped by every reset / step / load_game
@@ -234,17 +243,19 @@ class FieldsOfGreenBase:
         """``seat``'s observation (cached while the state is unchanged)."""
         version = (self._version, len(self.game.history))  # robust to direct game.apply() calls too
         if self._slot_version[seat] == version:
-            return self._slots[seat][self._slot_of[seat]][2]
-        slot = self._slot_of[seat] ^ 1
-        buf, mask, obs = self._slots[seat][slot]
-        self.observer.fill(self.game, seat, buf)
-        mask.fill(0)
-        legal = self._mask_actions(seat)
-        if legal:
-            mask[legal] = 1
-        self._slot_of[seat] = slot
+            return self._slots[seat][self._slot_of[seat]].obs
+        index = self._slot_of[seat] ^ 1
+        slot = self._slots[seat][index]
+        self.observer.fill(self.game, seat, slot.buf)
+        # the mask's memory is a bytearray: clearing it is one memcpy and setting an index a plain
+        # Python store, cheaper than numpy calls for a few dozen legal actions (same int8 array)
+        bits = slot.bits
+        bits[:] = slot.zeros
+        for action in self._mask_actions(seat):
+            bits[action] = 1
+        self._slot_of[seat] = index
         self._slot_version[seat] = version
-        return obs
+        return slot.obs
 
     def _mask_actions(self, seat: int) -> list[int]:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -450,13 +461,15 @@ class FieldsOfGreenAECEnv(FieldsOfGreenBase, AECEnv):
             self._was_dead_step(action)
             return
         game = self.game
-        seat = self.agent_name_mapping[agent]
         try:
-            index = _as_index(action)
-            pick = self.observer.pick_context(game, seat)
-            game.apply(index)
-            if pick is not None:
-                self.observer.note_pick(*pick, index - self.layout.PICK)
+            index = action if type(action) is int else _as_index(action)
+            if self.perfect_recall:
+                pick = self.observer.pick_context(game, self.agent_name_mapping[agent])
+                game.apply(index)  # the engine's legality check (its legal list is cached per state)
+                if pick is not None:
+                    self.observer.note_pick(*pick, index - self.layout.PICK)
+            else:
+                game.apply(index)
         except IllegalActionError as exc:
             if self.illegal_action == "raise":
                 raise
@@ -465,13 +478,14 @@ class FieldsOfGreenAECEnv(FieldsOfGreenBase, AECEnv):
             return
         self._version += 1
         self._cumulative_rewards[agent] = 0.0
+        rewards = self.rewards
         for a in self.agents:
-            self.rewards[a] = 0.0
+            rewards[a] = 0.0
         if game.is_terminal():
             self._finish()
-        else:
+            self._accumulate_rewards()
+        else:  # rewards are all zero until the end: accumulating them would change nothing
             self.agent_selection = self.possible_agents[game.current_player]
-        self._accumulate_rewards()
 
     def _finish(self) -> None:
         self.rewards = self._final_rewards()
@@ -523,13 +537,101 @@ def raw_env(num_players: int = 4, render_mode: str | None = None, **variant: Any
 def env(num_players: int = 4, render_mode: str | None = None, **variant: Any):
     """The AEC env wrapped the PettingZoo way: bounds checks, then order enforcement. Illegal moves are
     handled by the raw env itself (``illegal_action``), like TerminateIllegalWrapper but with
-    ``info["illegal_action"]``."""
-    from pettingzoo.utils import wrappers
-
+    ``info["illegal_action"]``. The wrappers are PettingZoo's ``AssertOutOfBoundsWrapper`` and
+    ``OrderEnforcingWrapper`` (subclasses with the same checks and cheaper attribute forwarding, see
+    :class:`AssertOutOfBounds`)."""
     e = raw_env(num_players=num_players, render_mode=render_mode, **variant)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
+    e = AssertOutOfBounds(e)
+    e = OrderEnforcing(e)
     return e
+
+
+# ------------------------------------------------------------------------------------------------
+# Wrappers. PettingZoo's BaseWrapper forwards every attribute the AEC loop reads (agent_selection,
+# agents, terminations, ... about 15 per step) through __getattr__, once per wrapper level, and
+# AssertOutOfBoundsWrapper.step calls Discrete.contains: together as much time as a whole step of the
+# raw env. These subclasses keep PettingZoo's classes and checks and only make the common path cheap:
+# the loop's attributes are properties that read the env under all wrappers of these two classes (they
+# never change them), last() goes straight to that env, and an in-range int action skips
+# Discrete.contains (which would accept it). Anything else takes PettingZoo's own code path.
+# tests/env/test_pettingzoo_suites.py runs PettingZoo's api_test on env(); tests/env/test_masks.py
+# checks the assertion and the errors before reset.
+
+
+def _forward(name: str, check_reset: bool = False) -> property:
+    if check_reset:  # OrderEnforcingWrapper's rule: these raise AttributeError before reset()
+        def get(self):
+            if self._has_reset:
+                return getattr(self._target, name)
+            raise AttributeError(f"{name} cannot be accessed before reset")
+    else:
+        def get(self):
+            return getattr(self._target, name)
+    return property(get, doc=f"``{name}`` of the wrapped env")
+
+
+# what the standard loop reads (agent_iter, last, step); OrderEnforcingWrapper guards them until reset()
+_LOOP_ATTRIBUTES = ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos")
+
+
+class AssertOutOfBounds(AssertOutOfBoundsWrapper):
+    """PettingZoo's ``AssertOutOfBoundsWrapper`` with cheap attribute forwarding (see above)."""
+
+    def __init__(self, env: AECEnv):
+        super().__init__(env)
+        self._target = _target_of(env)
+        spaces = [env.action_space(a) for a in env.possible_agents]
+        discrete = all(isinstance(sp, gymnasium.spaces.Discrete) and int(sp.start) == 0 for sp in spaces)
+        # an int in [0, n) is in every agent's Discrete(n) space: no need to ask the space
+        self._num_actions = int(spaces[0].n) if discrete and len({int(sp.n) for sp in spaces}) == 1 else 0
+
+    def step(self, action: Any) -> None:
+        if type(action) is int and 0 <= action < self._num_actions:
+            self.env.step(action)
+        else:
+            super().step(action)  # PettingZoo's assertion
+
+    def last(self, observe: bool = True):
+        return self._target.last(observe)
+
+
+class OrderEnforcing(OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with cheap attribute forwarding (see above); ``agent_iter``
+    and the errors and warnings are PettingZoo's."""
+
+    def __init__(self, env: AECEnv):
+        super().__init__(env)
+        self._target = _target_of(env)
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and self._target.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)  # PettingZoo's error before reset / warning after the end
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self._target.last(observe)
+
+    def __str__(self) -> str:
+        return str(self.env)  # as OrderEnforcingWrapper prints itself
+
+
+def _target_of(env: AECEnv) -> AECEnv:
+    """The env whose loop attributes a wrapper of ``env`` reads: through our own wrappers (they only
+    forward them), else ``env`` itself."""
+    return env._target if isinstance(env, (AssertOutOfBounds, OrderEnforcing)) else env
+
+
+for _name in _LOOP_ATTRIBUTES:
+    setattr(AssertOutOfBounds, _name, _forward(_name))
+    setattr(OrderEnforcing, _name, _forward(_name, check_reset=True))
+# BaseWrapper lets this one private name through, without a reset check
+for _cls in (AssertOutOfBounds, OrderEnforcing):
+    _cls._cumulative_rewards = _forward("_cumulative_rewards")
+del _name, _cls
 
 
 # ------------------------------------------------------------------------------------------------
@@ -567,7 +669,7 @@ def docs_markdown(num_players: int = 4) -> str:
 
 
 __all__ = [
-    "FieldsOfGreenAECEnv", "FieldsOfGreenBase", "GAME_KEYWORDS", "ENV_KEYWORDS", "VALID_KEYWORDS",
+    "AssertOutOfBounds", "FieldsOfGreenAECEnv", "OrderEnforcing", "FieldsOfGreenBase", "GAME_KEYWORDS", "ENV_KEYWORDS", "VALID_KEYWORDS",
     "check_variant", "env", "game_bounds", "raw_env",
 ]
 

@@ -57,7 +57,7 @@ class Farm:
 
     __slots__ = (
         "geometry", "info", "grid", "fallow", "occupied", "frontier", "tower_water", "tower_capacity",
-        "silo_capacity", "food", "coins", "vp_tokens", "equipment", "set_aside", "actions_taken",
+        "silo_capacity", "food", "coins", "vp_tokens", "equipment", "set_aside", "actions_taken", "version",
     )
 
     def __init__(self, geometry: Geometry, info: list[tuple[str, str | None, str]]):
@@ -76,6 +76,9 @@ class Farm:
         self.equipment: dict[int, list[int]] = {}
         self.set_aside: list[int] = []
         self.actions_taken = 0
+        # Bumped by the engine (Game._apply / Game._run) whenever a step may have changed this farm, so
+        # observers re-read only farms whose version moved (observer.py). Not part of the game state.
+        self.version = 0
 
     def clone(self) -> "Farm":
         new = Farm.__new__(Farm)
@@ -94,6 +97,7 @@ class Farm:
         new.equipment = {k: v[:] for k, v in self.equipment.items()}
         new.set_aside = self.set_aside[:]
         new.actions_taken = self.actions_taken
+        new.version = self.version
         return new
 
     # ---- placement (FOG-FARM-3..7)

@@ -41,6 +41,13 @@ DECISIONS = frozenset({
     "split", "pick", "act", "pay_water", "store_water", "harvest", "keep_equipment",
     "place_equipment", "attach", "ability_target", "ability_option",
 })
+# Continuation frames that act for the seat in their second item. Running one (like applying any
+# decision) bumps that seat's Farm.version, so observers re-read only farms that may have changed; a new
+# frame that changes a farm must be listed here (tests/env/test_observer_incremental.py checks).
+_SEAT_FRAMES = frozenset({
+    "income_for", "draw_fixed", "harvest_close", "finish_build", "immediate", "finish_harvest", "ops",
+    "gain_equipment",
+})
 _SPLIT_NONZERO = [sum(1 for c in s if c) for s in SPLITS]
 _SPLIT_SUM = [sum(s) for s in SPLITS]
 # _SPLIT_CANDIDATES[total][need]: (index, split) of every split drawing `total` cards from >= `need` piles
@@ -511,6 +518,8 @@ class Game:
 
     def _run(self, frame: tuple) -> None:
         kind = frame[0]
+        if kind in _SEAT_FRAMES:
+            self.farms[frame[1]].version += 1  # see _SEAT_FRAMES
         if kind == "year":
             if self.year == YEARS:
                 return  # FOG-END-1: nothing more is pushed; the stack empties and the game ends
@@ -725,6 +734,7 @@ class Game:
         kind, p = frame[0], frame[1]
         what, arg = self.layout.decode(action)
         farm = self.farms[p]
+        farm.version += 1  # see _SEAT_FRAMES
         self._legal = None
         if kind == "split":
             self._take_split(p, SPLITS[arg])

@@ -28,8 +28,9 @@ The engine stays free of gymnasium/pettingzoo: this module only needs numpy.
 from __future__ import annotations
 
 import math
+import struct
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable
 
 import numpy as np
@@ -293,11 +294,80 @@ class Observer:
             self._tile_design[i] = tile.design
         # seat rotation: order[viewer][k] = seat shown at index k
         self._order = [np.array([(v + k) % n for k in range(n)], np.int64) for v in range(n)]
+        self._order_list = [[(v + k) % n for k in range(n)] for v in range(n)]
         self._rank = [[(p - v) % n for p in range(n)] for v in range(n)]  # seat -> index for viewer v
-        self._buffers = [self.new_buffer() for _ in range(n)]
         self._passed = np.zeros((n, RECALL_TURNS, D), np.float32)
         self._recall_year = 0
+        self._init_fast_paths()
+        self._buffers = [self.new_buffer() for _ in range(n)]
+        self._epoch = 0
         self.invalidate()
+
+    def _init_fast_paths(self) -> None:
+        """Caches, flat offsets and copy plans for :meth:`fill`.
+
+        Speed: an observation step changes a few dozen of the 11,533 values, and one numpy call costs
+        about as much as copying a whole farm. So the hot path writes through ``memoryview`` objects of
+        the float32 arrays (a slice copy is a memcpy, a scalar store ~30 ns, no numpy dispatch) using
+        offsets computed here once; ``tests/env/test_observer_incremental.py`` compares every value it
+        writes with a from-scratch fill on random games."""
+        n, D, E, T = self.num_players, self.D, self.E, self.T
+        entry = self._entry
+        self._fs = Q * self.cells  # floats per farm in "farms"
+        # seat-ordered caches shared by every viewer (refreshed by _sync, copied rotated by fill)
+        self._farm_cache = np.zeros((n, Q, self.cells), np.float32)
+        self._cache_mv = memoryview(self._farm_cache.reshape(-1))
+        self._equipment_counts = np.zeros((2, n, E), np.float32)  # placed, set aside (per seat)
+        self._placed, self._aside = self._equipment_counts[0], self._equipment_counts[1]
+        self._equip_mv = memoryview(self._equipment_counts.reshape(-1))
+        self._discard_counts = np.zeros(D, np.float32)
+        self._discard_mv = memoryview(self._discard_counts)
+        # players | draw_counts | game, in seat order (the same block as in the observation, unrotated)
+        self._pub = np.zeros(n * U + n * 4 + V, np.float32)
+        self._pub_mv = memoryview(self._pub)
+        # constant rows as flat memoryviews: row i is [i * width, (i + 1) * width)
+        self._full_mv = memoryview(self._full_rows.reshape(-1))  # width C + D
+        self._hand_mv = memoryview(self._hand_rows.reshape(-1))  # width 1 + C + D
+        self._tile_mv = memoryview(self._tile_rows.reshape(-1))  # width T
+        self._passed_mv = memoryview(self._passed.reshape(-1))
+        self._zeros = memoryview(np.zeros(self.size, np.float32))
+        # ready-made memoryviews of single rows / blocks (slicing a memoryview costs as much as the copy)
+        W, HW = C + D, 1 + C + D
+        self._farm_views = [self._cache_mv[p * self._fs:(p + 1) * self._fs] for p in range(n)]
+        self._full_row_views = [self._full_mv[i * W:(i + 1) * W] for i in range(len(self._full_rows))]
+        self._hand_row_views = [self._hand_mv[i * HW:(i + 1) * HW] for i in range(len(self._hand_rows))]
+        self._tile_row_views = [self._tile_mv[i * T:(i + 1) * T] for i in range(len(self._tile_rows))]
+        self._passed_views = [self._passed_mv[p * RECALL_TURNS * D:(p + 1) * RECALL_TURNS * D] for p in range(n)]
+        self._zero_revealed = self._zeros[:n * W]
+        self._zero_hand = self._zeros[:HAND_SIZE * HW]
+        # offsets of the parts fill writes
+        self._discard_at = entry["discard"].start
+        self._revealed_at = entry["revealed"].start
+        self._hand_at = entry["hand"].start
+        self._decision_at = entry["decision"].start
+        self._decision_card_at = entry["decision_card"].start
+        self._cell_at = entry["decision_cell"].start
+        self._tiles_at = entry["decision_tiles"].start
+        self._kept_at = entry["decision_kept"].start
+        if self.perfect_recall:
+            self._passed_at = entry["passed"].start
+        self._no_reveal = [None] * (n - 1)
+        # public block (_pub) offsets: per seat, its hand_size (then picked, first_player, to_act)
+        self._seat_at = [p * U + _SEAT_FEATURES_AT for p in range(n)]
+        self._draw_at = n * U  # draw counts, 4 per seat
+        self._counts_at = n * U + 4 * n + _PILES_AT  # GAME_FEATURES from pile_field on
+        # rotated copy plans per viewer: (dst_from, dst_to, src_from, src_to) slices, adjacent runs merged
+        pl, dc, gm = entry["players"], entry["draw_counts"], entry["game"]
+        pe, se = entry["placed_equipment"], entry["set_aside_equipment"]
+        self._pub_plan = [
+            _merge_runs(_rotated_runs(n, U, pl.start, 0, v) + _rotated_runs(n, 4, dc.start, n * U, v)
+                        + [(gm.start, n * U + 4 * n, V)])
+            for v in range(n)
+        ]
+        self._equip_plan = [
+            _merge_runs(_rotated_runs(n, E, pe.start, 0, v) + _rotated_runs(n, E, se.start, n * E, v))
+            for v in range(n)
+        ]
 
     # ------------------------------------------------------------------ layout helpers
 
@@ -365,59 +435,157 @@ class Observer:
 
     def _rebuild(self, game: Game) -> None:
         n = self.num_players
-        self._farm_cache = np.zeros((n, Q, self.cells), np.float32)
+        self._farm_cache.fill(0.0)
         self._snap = [_FarmSnapshot() for _ in range(n)]
-        self._equipment_counts = np.zeros((2, n, self.E), np.float32)  # placed, set aside (per seat)
-        self._placed, self._aside = self._equipment_counts[0], self._equipment_counts[1]
-        self._discard_counts = np.zeros(self.D, np.float32)
+        self._farms: list = list(game.farms)  # the Farm objects synced ...
+        self._versions = [-1] * n  # ... and their Farm.version then
+        self._equipment_counts.fill(0.0)
+        self._discard_counts.fill(0.0)
         self._discard_seen = 0
         self._harvest_owner = None
         self._harvest_cells: frozenset = frozenset()
+        self._pub.fill(0.0)  # what _sync last wrote into it (all zero now):
+        self._current = self._first = None  # to_act and first_player flags set
+        self._hand_sizes = [0] * n
+        self._picks: list = [None] * n  # (the picked flags follow them)
+        self._draws: list = [[0] * 4 for _ in range(n)]
+        self._flags_key = self._counts = None  # GAME_FEATURES (None: never written)
         self._game = game
-        # change stamps: when each farm's planes last changed, so that an observation buffer filled
-        # earlier for the same seat copies only the farms changed since (see fill); a new epoch (new
-        # game, invalidate) forces a full copy
-        self._epoch = getattr(self, "_epoch", 0) + 1
+        # change stamps: when each part of the caches last changed, so that an observation buffer filled
+        # earlier for the same seat copies only the parts changed since (see fill); a new epoch (new
+        # game, invalidate) forces a full write
+        self._epoch += 1
         self._stamp = 0
         self._farm_stamp = [0] * n
+        self._equip_stamp = 0
+        self._discard_stamp = 0
 
     def _sync(self, game: Game) -> None:
-        """Bring the seat-ordered farm caches up to date with ``game`` (incrementally)."""
+        """Bring the seat-ordered caches up to date with ``game`` (incrementally).
+
+        Speed: this runs once per state and compares only cheap summaries (lists of versions, sizes,
+        picks; tuples of counts), writing the few values that moved."""
         if game is self._game and len(game.history) == self._hist:
             return
-        if game is not self._game:
+        farms = game.farms
+        if game is not self._game or farms != self._farms:  # (a farm replaced by hand: start afresh)
             self._rebuild(game)
         self._hist = len(game.history)
         self._stamp += 1
-        for seat in range(self.num_players):
-            self._sync_farm(game, seat)
+        # the engine bumps Farm.version whenever a step may change that farm (game._SEAT_FRAMES): usually
+        # only the deciding player's farm is compared and re-read
+        versions = [farm.version for farm in farms]
+        if versions != self._versions:
+            for seat, (new, old) in enumerate(zip(versions, self._versions)):
+                if new != old:
+                    self._sync_farm(game, seat)
+            self._versions = versions
+        self._frame = frame = game.decision
+        current = frame[1] if frame is not None else None
         # harvest markers (FOG-HARVEST-3): game.harvested belongs to the player harvesting now
         if game.phase == "harvest" or self._harvest_owner is not None:
-            owner = game.current_player if game.phase == "harvest" else None
-            cells = frozenset(game.harvested) if owner is not None else frozenset()
-            if owner != self._harvest_owner or cells != self._harvest_cells:
-                plane = _FP["harvested"]
-                if self._harvest_owner is not None and self._harvest_cells:
-                    self._farm_cache[self._harvest_owner, plane, list(self._harvest_cells)] = 0.0
-                    self._farm_stamp[self._harvest_owner] = self._stamp
-                if owner is not None and cells:
-                    self._farm_cache[owner, plane, list(cells)] = 1.0
-                    self._farm_stamp[owner] = self._stamp
-                self._harvest_owner, self._harvest_cells = owner, cells
+            self._sync_harvested(game, current if game.phase == "harvest" else None)
         discard = game.discard
         if len(discard) != self._discard_seen:
-            design = self._design
-            for card in discard[self._discard_seen:]:
-                self._discard_counts[design[card]] += 1.0
-            self._discard_seen = len(discard)
+            self._sync_discard(discard)
+
+        # per-seat public status, draw counts and GAME_FEATURES: only the values that changed are written
+        pmv, at = self._pub_mv, self._seat_at
+        if current != self._current:
+            if self._current is not None:
+                pmv[at[self._current] + 3] = 0.0  # to_act
+            if current is not None:
+                pmv[at[current] + 3] = 1.0
+            self._current = current
+        first = game.first_player
+        if first != self._first:
+            if self._first is not None:
+                pmv[at[self._first] + 2] = 0.0  # first_player
+            pmv[at[first] + 2] = 1.0
+            self._first = first
+        sizes = list(map(len, game.hands))
+        if sizes != self._hand_sizes:
+            for p, (new, old) in enumerate(zip(sizes, self._hand_sizes)):
+                if new != old:
+                    pmv[at[p]] = new  # hand_size
+            self._hand_sizes = sizes
+        picks = game.picks
+        if picks != self._picks:
+            for p, (new, old) in enumerate(zip(picks, self._picks)):
+                if new != old:
+                    pmv[at[p] + 1] = new is not None  # picked
+            self._picks = list(picks)
+        draws = game.draw_counts
+        if draws != self._draws:
+            for p, (new, old) in enumerate(zip(draws, self._draws)):
+                if new != old:
+                    _PACK_DRAW.pack_into(self._pub, 4 * (self._draw_at + 4 * p), *new)
+            self._draws = [list(d) for d in draws]
+        counts = (*map(len, game.piles), game.towers_left, game.silos_left, len(game.equipment_stack),
+                  len(game.offer), len(game.display), len(discard))
+        if counts != self._counts:
+            _PACK_COUNTS.pack_into(self._pub, 4 * self._counts_at, *counts)
+            self._counts = counts
+        key = (game.year, game.turn, game.phase, game.direction, game.revealed)
+        if key != self._flags_key:
+            self._pack_flags(game)
+            self._flags_key = key
+
+    def _sync_harvested(self, game: Game, owner: int | None) -> None:
+        cells = frozenset(game.harvested) if owner is not None else frozenset()
+        if owner == self._harvest_owner and cells == self._harvest_cells:
+            return
+        cmv, at = self._cache_mv, _FP["harvested"] * self.cells
+        if self._harvest_owner is not None and self._harvest_cells:
+            base = self._harvest_owner * self._fs + at
+            for cell in self._harvest_cells:
+                cmv[base + cell] = 0.0
+            self._farm_stamp[self._harvest_owner] = self._stamp
+        if owner is not None and cells:
+            base = owner * self._fs + at
+            for cell in cells:
+                cmv[base + cell] = 1.0
+            self._farm_stamp[owner] = self._stamp
+        self._harvest_owner, self._harvest_cells = owner, cells
+
+    def _sync_discard(self, discard: list[int]) -> None:
+        design = self._design
+        if len(discard) < self._discard_seen:  # never in play; a hand-edited game: count afresh
+            self._discard_counts.fill(0.0)
+            self._discard_seen = 0
+        for card in discard[self._discard_seen:]:
+            self._discard_counts[design[card]] += 1.0
+        self._discard_seen = len(discard)
+        self._discard_stamp = self._stamp
+
+    def _pack_flags(self, game: Game) -> None:
+        """The one-hot GAME_FEATURES (up to the pile sizes) of ``game`` into the public block."""
+        flags = [0] * _PILES_AT
+        year, phase = game.year, game.phase
+        if 1 <= year <= YEARS:
+            flags[year - 1] = 1  # year_1 is feature 0
+        if phase == "action" and 1 <= game.turn <= TURNS:
+            flags[_TURN_BASE + game.turn - 1] = 1
+        if phase in _PHASE_INDEX:
+            flags[_PHASE_INDEX[phase]] = 1
+        flags[_CLOCKWISE if game.direction == "clockwise" else _COUNTERCLOCKWISE] = 1
+        flags[_TWO_PLAYER] = self.two_player
+        flags[_REVEALED] = game.revealed
+        _PACK_FLAGS.pack_into(self._pub, 4 * (self._counts_at - _PILES_AT), *flags)
 
     def _sync_farm(self, game: Game, seat: int) -> None:
+        """Farm ``seat``'s planes in the cache and its PLAYER_FEATURES in ``_pub``: what changed since the
+        snapshot. The counts and sums among the features are rewritten only in the branch that sees
+        their container change; the four plain numbers always."""
         farm = game.farms[seat]
         snap = self._snap[seat]
-        a = self._farm_cache[seat]
+        cmv, cells = self._cache_mv, self.cells
+        base = seat * self._fs  # farm `seat` in the flat cache; plane q, cell c at base + q * cells + c
+        pmv, row = self._pub_mv, seat * U  # its PLAYER_FEATURES row
         changed = False
         occupied = farm.occupied
         if len(occupied) != snap.occupied:
+            a = self._farm_cache[seat]  # new cards: rare, numpy is fine here
             grid = farm.grid
             for cell in occupied[snap.occupied:]:
                 code = grid[cell]
@@ -433,37 +601,46 @@ class Observer:
             changed = True
             snap.occupied = len(occupied)
             frontier = farm.frontier
-            plane = _FP["buildable"]
+            at = base + _FP["buildable"] * cells
             for cell in snap.frontier - frontier:
-                a[plane, cell] = 0.0
+                cmv[at + cell] = 0.0
             for cell in frontier - snap.frontier:
-                a[plane, cell] = 1.0
+                cmv[at + cell] = 1.0
             snap.frontier = set(frontier)
+            pmv[row + _PF["locations"]] = len(occupied) - len(farm.fallow)
         if farm.fallow != snap.fallow:
-            plane = _FP["fallow"]
+            at = base + _FP["fallow"] * cells
             for cell in farm.fallow ^ snap.fallow:
-                a[plane, cell] = 1.0 if cell in farm.fallow else 0.0
+                cmv[at + cell] = 1.0 if cell in farm.fallow else 0.0
             snap.fallow = set(farm.fallow)
             changed = True
+            pmv[row + _PF["fallow"]] = len(farm.fallow)
+            pmv[row + _PF["locations"]] = len(occupied) - len(farm.fallow)
         if farm.tower_water != snap.water:
-            plane = _FP["water"]
+            at = base + _FP["water"] * cells
             for cell, w in farm.tower_water.items():
-                a[plane, cell] = w
+                cmv[at + cell] = w
             snap.water = dict(farm.tower_water)
             changed = True
+            pmv[row + _PF["water"]] = sum(snap.water.values())
+            pmv[row + _PF["towers"]] = len(snap.water)
         if farm.tower_capacity != snap.tower_capacity:
-            plane = _FP["tower_capacity"]
+            at = base + _FP["tower_capacity"] * cells
             for cell, cap in farm.tower_capacity.items():
-                a[plane, cell] = cap
+                cmv[at + cell] = cap
             snap.tower_capacity = dict(farm.tower_capacity)
             changed = True
+            pmv[row + _PF["water_capacity"]] = sum(snap.tower_capacity.values())
         if farm.silo_capacity != snap.silo_capacity:
-            plane = _FP["silo_capacity"]
+            at = base + _FP["silo_capacity"] * cells
             for cell, cap in farm.silo_capacity.items():
-                a[plane, cell] = cap
+                cmv[at + cell] = cap
             snap.silo_capacity = dict(farm.silo_capacity)
             changed = True
+            pmv[row + _PF["food_capacity"]] = sum(snap.silo_capacity.values())  # Farm.food_capacity
+            pmv[row + _PF["silos"]] = len(snap.silo_capacity)
         if farm.equipment != snap.equipment:
+            a = self._farm_cache[seat]
             plane = _FP["equipment"]
             grid = farm.grid
             for cell in set(snap.equipment) | set(farm.equipment):
@@ -481,14 +658,20 @@ class Observer:
             for tiles in farm.equipment.values():
                 for tile in tiles:
                     placed[self._tile_design[tile]] += 1.0
+            self._equip_stamp = self._stamp
         if farm.set_aside != snap.set_aside:
             aside = self._aside[seat]
             aside[:] = 0.0
             for tile in farm.set_aside:
                 aside[self._tile_design[tile]] += 1.0
             snap.set_aside = list(farm.set_aside)
+            self._equip_stamp = self._stamp
+            pmv[row + _PF["set_aside"]] = len(snap.set_aside)
         if changed:
             self._farm_stamp[seat] = self._stamp
+        _PACK_PLAIN.pack_into(self._pub, 4 * row, farm.coins, farm.food)
+        pmv[row + _PF["vp_tokens"]] = farm.vp_tokens
+        pmv[row + _PF["actions_taken"]] = farm.actions_taken
 
     # ------------------------------------------------------------------ perfect recall
 
@@ -520,144 +703,133 @@ class Observer:
         self.fill(game, seat, buf)
         return buf.views
 
-    def fill(self, game: Game, seat: int, buf: "ObservationBuffer") -> None:
-        """Write ``seat``'s observation of ``game`` into ``buf`` (from :meth:`new_buffer`); every
-        value of the buffer is rewritten."""
+    def fill(self, game: Game, seat: int, buf: "ObservationBuffer", force_full: bool = False) -> None:
+        """Write ``seat``'s observation of ``game`` into ``buf`` (from :meth:`new_buffer`).
+
+        Incremental: ``buf`` remembers what it was last filled with (cache epoch, change stamp, seat,
+        hand, visible picks), and only the parts that changed since are rewritten; a buffer filled for
+        another seat or game is rewritten entirely. ``force_full=True`` rebuilds this observer's caches
+        from ``game`` and rewrites every value (the reference the incremental path is tested against;
+        perfect-recall memory is kept). Do not write into ``buf`` yourself."""
+        if force_full:
+            self.invalidate()
         self._sync(game)
-        out = buf.views
-        flat = buf.flat
-        n = self.num_players
-        order = self._order[seat]
-        farms_out = out["farms"].reshape(n, Q, self.cells)
         if buf.epoch == self._epoch and buf.seat == seat:
-            # only the farms that changed since this buffer was filled (usually one)
             since = buf.stamp
-            stamps = self._farm_stamp
-            for k, p in enumerate(order.tolist()):
-                if stamps[p] > since:
-                    farms_out[k] = self._farm_cache[p]
-        else:
-            self._farm_cache.take(order, axis=0, out=farms_out)
-        buf.epoch, buf.stamp, buf.seat = self._epoch, self._stamp, seat
-        self._equipment_counts.take(order, axis=1, out=flat[self._equip_from:self._equip_to].reshape(2, n, self.E))
-        out["discard"][:] = self._discard_counts
-        flat[self._zero_from:self._zero_to] = 0.0
+        else:  # nothing in buf can be trusted: every part is written
+            since = -1
+            buf.hand = buf.revealed = None
+            buf.seat = seat
+            if buf.plan is None or buf.plan.seat != seat:
+                buf.plan = _FillPlan(self, buf, seat)
+        plan = buf.plan
 
-        # ---- players, this year's draw counts and the public game state: one list, one assignment
-        current = game.current_player
-        two = self.two_player
-        values = []
-        draw = []
+        # ---- farms (viewer first): only those changed since buf was filled
+        stamps = self._farm_stamp
+        for dst, src, p in plan.farms:
+            if stamps[p] > since:
+                dst[:] = src
+        if self._equip_stamp > since:
+            for dst, src in plan.equipment:
+                dst[:] = src
+        if self._discard_stamp > since:
+            plan.discard[:] = self._discard_mv
+        # ---- players, this year's draw counts and the public game state (rotated copy of _pub)
+        for dst, src in plan.public:
+            dst[:] = src
+
+        # ---- picked cards the viewer may see: its own always, others' after the reveal (2 players: at once)
         picks = game.picks
-        farms = game.farms
-        hands = game.hands
-        first = game.first_player
-        revealed = None
-        for p in order.tolist():
-            f = farms[p]
-            tw = f.tower_water
-            fallow = len(f.fallow)
-            values += (
-                f.coins, f.food, f.food_capacity, sum(tw.values()), sum(f.tower_capacity.values()),
-                f.vp_tokens, len(f.set_aside), len(tw), len(f.silo_capacity), fallow,
-                len(f.occupied) - fallow, f.actions_taken, len(hands[p]),
-                picks[p] is not None, p == first, p == current,
-            )
-            draw += game.draw_counts[p]
-            if picks[p] is not None and (p == seat or two or game.revealed):
-                if revealed is None:
-                    revealed = out["revealed"]
-                revealed[self._rank[seat][p]] = self._full_rows[picks[p]]
-        values += draw
-        flags = [0] * _PILES_AT  # GAME_FEATURES up to the pile sizes are one-hot flags
-        year, phase = game.year, game.phase
-        if 1 <= year <= YEARS:
-            flags[year - 1] = 1  # year_1 is feature 0
-        if phase == "action" and 1 <= game.turn <= TURNS:
-            flags[_TURN_BASE + game.turn - 1] = 1
-        if phase in _PHASE_INDEX:
-            flags[_PHASE_INDEX[phase]] = 1
-        flags[_CLOCKWISE if game.direction == "clockwise" else _COUNTERCLOCKWISE] = 1
-        flags[_TWO_PLAYER] = two
-        flags[_REVEALED] = game.revealed
-        piles = game.piles
-        values += flags
-        values += (len(piles[0]), len(piles[1]), len(piles[2]), len(piles[3]), game.towers_left,
-                   game.silos_left, len(game.equipment_stack), len(game.offer), len(game.display),
-                   len(game.discard))
-        flat[self._players_from:self._players_to] = np.array(values, np.float32)
+        if self.two_player or game.revealed:
+            visible = [picks[p] for p in plan.order]
+        else:
+            visible = [picks[seat], *self._no_reveal]
+        if visible != buf.revealed:
+            plan.revealed[:] = self._zero_revealed
+            rows = self._full_row_views
+            for dst, card in zip(plan.revealed_rows, visible):
+                if card is not None:
+                    dst[:] = rows[card]
+            buf.revealed = visible
 
-        # ---- hand (own hand, or the public 2-player display)
-        hand = game.display if two else hands[seat]
-        if hand:
-            out["hand"][:len(hand)] = self._hand_rows[hand]
+        # ---- hand (own hand, or the public 2-player display); slot i is pick action i
+        hand = game.display if self.two_player else game.hands[seat]
+        if hand != buf.hand:
+            if len(hand) > HAND_SIZE:
+                raise ValueError(f"a hand of {len(hand)} cards does not fit the observation ({HAND_SIZE} slots)")
+            plan.hand[:] = self._zero_hand
+            rows = self._hand_row_views
+            for dst, card in zip(plan.hand_rows, hand):
+                dst[:] = rows[card]
+            buf.hand = list(hand)
 
-        # ---- pending decision
-        frame = game.decision
+        # ---- pending decision and, for the viewer's own decision, its context (small: always rewritten)
+        plan.decision[:] = plan.zero_decision
+        frame = self._frame  # game.decision, read by _sync
         if frame is not None:
-            d = out["decision"]
-            d[_DECISION_INDEX[frame[0]]] = 1.0
+            mv, at = buf.mv, self._decision_at
+            mv[at + _DECISION_INDEX[frame[0]]] = 1.0
             if frame[1] == seat:
-                d[_DF["yours"]] = 1.0
-                self._fill_context(game, seat, frame, out)
+                mv[at + _YOURS] = 1.0
+                self._fill_context(game, seat, frame, mv, plan)
 
         if self.perfect_recall:
             if game.year != self._recall_year:
                 self._passed[:] = 0.0
                 self._recall_year = game.year
-            out["passed"][:] = self._passed[seat]
+            plan.passed[:] = self._passed_views[seat]
+        buf.epoch, buf.stamp = self._epoch, self._stamp
 
-    def _fill_context(self, game: Game, seat: int, frame: tuple, out: dict[str, np.ndarray]) -> None:
+    def _fill_context(self, game: Game, seat: int, frame: tuple, mv: memoryview, plan: "_FillPlan") -> None:
+        """The viewer's own decision context, into the zeroed decision arrays of ``mv``."""
         kind = frame[0]
-        d = out["decision"]
-        cell_plane = out["decision_cell"].reshape(-1)
-        farm = game.farms[seat]
+        d = self._decision_at
+        card = None  # the card shown in decision_card
         if kind == "act":
             card = game.picks[seat]
-            if card is not None:
-                out["decision_card"][:] = self._full_rows[card]
         elif kind == "pay_water":
             cell, due = frame[2], frame[3]
-            d[_DF["water_due"]] = due
-            cell_plane[cell] = 1.0
-            code = farm.grid[cell]
+            mv[d + _DF["water_due"]] = due
+            mv[self._cell_at + cell] = 1.0
+            code = game.farms[seat].grid[cell]
             if code == EMPTY:  # paying a build cost: the card is still the pick (FOG-ACT-BUILD-8)
-                d[_DF["for_build"]] = 1.0
+                mv[d + _DF["for_build"]] = 1.0
                 card = game.picks[seat]
             else:
-                d[_DF["for_harvest"]] = 1.0
+                mv[d + _DF["for_harvest"]] = 1.0
                 card = code if code >= 0 else None
-            if card is not None:
-                out["decision_card"][:] = self._full_rows[card]
         elif kind == "store_water":
-            d[_DF["water_to_store"]] = frame[2]
+            mv[d + _DF["water_to_store"]] = frame[2]
         elif kind == "keep_equipment":
-            tiles = frame[2]
-            out["decision_tiles"][:len(tiles)] = self._tile_rows[list(tiles)]
+            rows = self._tile_row_views
+            for dst, tile in zip(plan.tiles_rows, frame[2]):
+                dst[:] = rows[tile]
         elif kind == "place_equipment":
-            out["decision_kept"][:] = self._tile_rows[frame[2]]
+            plan.kept[:] = self._tile_row_views[frame[2]]
         elif kind == "attach":
             cell = frame[2]
-            cell_plane[cell] = 1.0
-            d[_DF["for_build"]] = 1.0
-            code = farm.grid[cell]
+            mv[self._cell_at + cell] = 1.0
+            mv[d + _DF["for_build"]] = 1.0
+            code = game.farms[seat].grid[cell]
             if code >= 0:
-                out["decision_card"][:] = self._full_rows[code]
+                card = code
         elif kind == "ability_target":
-            d[_DF["target_tower"] if frame[2] == "tower" else _DF["target_silo"]] = 1.0
-            d[_DF["raise_by"]] = frame[3]
+            mv[d + (_DF["target_tower"] if frame[2] == "tower" else _DF["target_silo"])] = 1.0
+            mv[d + _DF["raise_by"]] = frame[3]
         elif kind == "ability_option":
             cell, pay, gain, times = frame[2], frame[3], frame[4], frame[5]
             if cell >= 0:
-                cell_plane[cell] = 1.0
-                code = farm.grid[cell]
+                mv[self._cell_at + cell] = 1.0
+                code = game.farms[seat].grid[cell]
                 if code >= 0:
-                    out["decision_card"][:] = self._full_rows[code]
-            d[_DF["trade_pay_coins"]] = pay.get("coins", 0)
-            d[_DF["trade_pay_food"]] = pay.get("food", 0)
+                    card = code
+            mv[d + _DF["trade_pay_coins"]] = pay.get("coins", 0)
+            mv[d + _DF["trade_pay_food"]] = pay.get("food", 0)
             for res in ("coins", "water", "food", "vp"):
-                d[_DF[f"trade_gain_{res}"]] = gain.get(res, 0)
-            d[_DF["trade_max_times"]] = times
+                mv[d + _DF[f"trade_gain_{res}"]] = gain.get(res, 0)
+            mv[d + _DF["trade_max_times"]] = times
+        if card is not None:
+            plan.decision_card[:] = self._full_row_views[card]
 
     # ------------------------------------------------------------------ text
 
@@ -822,15 +994,22 @@ class Observer:
 
 @dataclass
 class ObservationBuffer:
-    """A flat float32 observation and its named views (the same memory). The last three fields record
-    what its farm planes hold (cache epoch, change stamp, seat), so a refill copies only the farms that
-    changed since."""
+    """A flat float32 observation and its named views (the same memory). The other fields record what
+    it holds (cache epoch, change stamp, seat, hand, visible picks), so a refill for the same seat
+    rewrites only what changed since; ``mv`` is a memoryview of ``flat`` for fast small writes."""
 
     flat: np.ndarray
     views: dict[str, np.ndarray]
     epoch: int = -1
     stamp: int = -1
     seat: int = -1
+    hand: list | None = None
+    revealed: list | None = None
+    plan: "_FillPlan | None" = field(default=None, repr=False)
+    mv: memoryview = field(init=False, repr=False)
+
+    def __post_init__(self):
+        self.mv = memoryview(self.flat)
 
 
 class _FarmSnapshot:
@@ -850,6 +1029,58 @@ class _FarmSnapshot:
         self.set_aside: list = []
 
 
+class _FillPlan:
+    """Ready-made memoryviews of one buffer's parts for one viewing seat, each paired with its source
+    in the observer's caches, so that :meth:`Observer.fill` copies with ``dst[:] = src`` (a memcpy)."""
+
+    __slots__ = ("seat", "order", "farms", "equipment", "discard", "public", "revealed", "revealed_rows", "hand",
+                 "hand_rows", "decision", "zero_decision", "decision_card", "tiles_rows", "kept", "passed")
+
+    def __init__(self, obs: Observer, buf: ObservationBuffer, seat: int):
+        mv, fs, n = buf.mv, obs._fs, obs.num_players
+        W, HW, T = C + obs.D, 1 + C + obs.D, obs.T
+        self.seat = seat
+        self.order = obs._order_list[seat]
+        self.farms = [(mv[k * fs:(k + 1) * fs], obs._farm_views[p], p) for k, p in enumerate(self.order)]
+        self.equipment = [(mv[a:b], obs._equip_mv[c:d]) for a, b, c, d in obs._equip_plan[seat]]
+        self.discard = mv[obs._discard_at:obs._discard_at + obs.D]
+        self.public = [(mv[a:b], obs._pub_mv[c:d]) for a, b, c, d in obs._pub_plan[seat]]
+        at = obs._revealed_at
+        self.revealed = mv[at:at + n * W]
+        self.revealed_rows = [mv[at + k * W:at + (k + 1) * W] for k in range(n)]
+        at = obs._hand_at
+        self.hand = mv[at:at + HAND_SIZE * HW]
+        self.hand_rows = [mv[at + i * HW:at + (i + 1) * HW] for i in range(HAND_SIZE)]
+        self.decision = mv[obs._decision_at:obs._zero_to]  # decision .. decision_kept
+        self.zero_decision = obs._zeros[:obs._zero_to - obs._decision_at]
+        self.decision_card = mv[obs._decision_card_at:obs._decision_card_at + W]
+        at = obs._tiles_at
+        self.tiles_rows = [mv[at + i * T:at + (i + 1) * T] for i in range(EQUIPMENT_DRAW)]
+        self.kept = mv[obs._kept_at:obs._kept_at + T]
+        size = RECALL_TURNS * obs.D
+        self.passed = mv[obs._passed_at:obs._passed_at + size] if obs.perfect_recall else None
+
+
+def _rotated_runs(n: int, width: int, dst: int, src: int, viewer: int) -> list[tuple[int, int, int]]:
+    """(dst, src, length) copies that put ``n`` seat-ordered rows of ``width`` floats at ``src`` into
+    ``viewer``'s order (viewer first) at ``dst``: rows viewer..n-1, then 0..viewer-1."""
+    runs = [(dst, src + viewer * width, (n - viewer) * width)]
+    if viewer:
+        runs.append((dst + (n - viewer) * width, src, viewer * width))
+    return runs
+
+
+def _merge_runs(runs: list[tuple[int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Join copies that continue each other in both arrays; as (dst_from, dst_to, src_from, src_to)."""
+    out: list[list[int]] = []
+    for dst, src, length in runs:
+        if out and out[-1][0] + out[-1][2] == dst and out[-1][1] + out[-1][2] == src:
+            out[-1][2] += length
+        else:
+            out.append([dst, src, length])
+    return [(dst, dst + length, src, src + length) for dst, src, length in out]
+
+
 _PHASE_INDEX = {p: _GF[f"phase_{p}"] for p in PHASES}
 _TURN_BASE = _GF["turn_1"]
 _PILES_AT = _GF["pile_field"]
@@ -859,6 +1090,18 @@ assert _GF["year_1"] == 0 and [n for n, _, _ in GAME_FEATURES[_PILES_AT:]] == [
     "pile_field", "pile_livestock", "pile_construction", "pile_building", "towers_left", "silos_left",
     "equipment_stack", "offer_pile", "display", "discard_pile"]
 _DECISION_INDEX = {k: _DF[f"kind_{k}"] for k in DECISION_KINDS}
+_YOURS = _DF["yours"]
+# PLAYER_FEATURES: first those read from the farm (Observer._sync_farm), then four read from the game
+_SEAT_FEATURES_AT = _PF["hand_size"]
+assert (_PF["coins"], _PF["food"]) == (0, 1)
+assert [n for n, _, _ in PLAYER_FEATURES] == [
+    "coins", "food", "food_capacity", "water", "water_capacity", "vp_tokens", "set_aside", "towers", "silos",
+    "fallow", "locations", "actions_taken", "hand_size", "picked", "first_player", "to_act"]
+# Python values straight into float32 memory (one call, no intermediate array)
+_PACK_PLAIN = struct.Struct("=2f")  # coins, food
+_PACK_DRAW = struct.Struct("=4f")
+_PACK_FLAGS = struct.Struct(f"={_PILES_AT}f")
+_PACK_COUNTS = struct.Struct(f"={V - _PILES_AT}f")
 
 
 def _counted(names: Iterable[str]) -> str:
