@@ -41,6 +41,7 @@ from . import effects
 from .actions import SPLITS
 from .farm import EMPTY, SILO, TOWER, Farm
 from .game import MARKET_BASE, MARKET_PER_FOOD, RESTORE_COST, TOWER_COST
+from .game import harvest_cost as engine_harvest_cost
 
 __all__ = ["BOTS", "Bot", "HeuristicBot", "HeuristicWeights", "RandomBot", "make_bot", "play_game"]
 
@@ -407,19 +408,8 @@ class _Model:
         return out
 
     def harvest_cost(self, farm: Farm, cell: int) -> tuple[int, int, int]:
-        """Harvest cost after permanent equipment discounts (as Game.harvest_cost, on any farm)."""
-        cost = self.locs[farm.grid[cell]].harvest_cost
-        coins, water, food = cost.coins, cost.water, cost.food
-        for tile_id in farm.equipment.get(cell, ()):
-            tile = self.tiles[tile_id]
-            if tile.timing == "permanent":
-                for op in tile.effect:
-                    d = op.get("harvest_discount")
-                    if d:
-                        coins -= d.get("coins", 0)
-                        water -= d.get("water", 0)
-                        food -= d.get("food", 0)
-        return max(coins, 0), max(water, 0), max(food, 0)
+        """Harvest cost after permanent equipment discounts (Game.harvest_cost, on any farm)."""
+        return engine_harvest_cost(farm, cell, self.locs, self.tiles)
 
 
 @dataclass

@@ -58,6 +58,23 @@ _SPLIT_CANDIDATES = [
 ]
 
 
+def harvest_cost(farm: Farm, cell: int, locations, equipment) -> tuple[int, int, int]:
+    """Harvest cost (coins, water, food) of the location at ``cell`` after the permanent
+    ``harvest_discount`` of its equipment, never below 0. Shared by the engine and the bots."""
+    cost = locations[farm.grid[cell]].harvest_cost
+    coins, water, food = cost.coins, cost.water, cost.food
+    for tile_id in farm.equipment.get(cell, ()):
+        tile = equipment[tile_id]
+        if tile.timing == "permanent":
+            for op in tile.effect:
+                d = op.get("harvest_discount")
+                if d:
+                    coins -= d.get("coins", 0)
+                    water -= d.get("water", 0)
+                    food -= d.get("food", 0)
+    return max(coins, 0), max(water, 0), max(food, 0)
+
+
 class IllegalActionError(ValueError):
     """An action that is not legal now. The game state is unchanged (FOG-RUL-16)."""
 
@@ -657,19 +674,7 @@ class Game:
 
     def harvest_cost(self, p: int, cell: int) -> tuple[int, int, int]:
         """Effective harvest cost (coins, water, food) after equipment discounts, never below 0."""
-        farm = self.farms[p]
-        cost = self.cards.locations[farm.grid[cell]].harvest_cost
-        coins, water, food = cost.coins, cost.water, cost.food
-        for tile_id in farm.equipment.get(cell, ()):
-            tile = self.cards.equipment[tile_id]
-            if tile.timing == "permanent":
-                for op in tile.effect:
-                    d = op.get("harvest_discount")
-                    if d:
-                        coins -= d.get("coins", 0)
-                        water -= d.get("water", 0)
-                        food -= d.get("food", 0)
-        return max(coins, 0), max(water, 0), max(food, 0)
+        return harvest_cost(self.farms[p], cell, self.cards.locations, self.cards.equipment)
 
     def _harvest_cells(self, p: int, unused_only: bool, payable: bool = False) -> list[int]:
         farm = self.farms[p]
