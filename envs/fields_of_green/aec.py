@@ -236,13 +236,15 @@ class FieldsOfGreenBase:
         self._slots = [[_Slot(self.observer.new_buffer(), self.layout.size) for _ in range(2)]
                        for _ in range(self.num_players)]
         self._slot_of = [0] * self.num_players
+        # per agent: the state its current buffer shows, as (_version, len(game.history))
         self._slot_version: list = [None] * self.num_players
+        self._slot_history: list = [None] * self.num_players
         self._version = 0  # bumped by every reset / step / load_game
 
     def _observation(self, seat: int) -> dict[str, Any]:
         """``seat``'s observation (cached while the state is unchanged)."""
-        version = (self._version, len(self.game.history))  # robust to direct game.apply() calls too
-        if self._slot_version[seat] == version:
+        version, history = self._version, len(self.game.history)  # robust to direct game.apply() calls too
+        if self._slot_history[seat] == history and self._slot_version[seat] == version:
             return self._slots[seat][self._slot_of[seat]].obs
         index = self._slot_of[seat] ^ 1
         slot = self._slots[seat][index]
@@ -254,7 +256,7 @@ class FieldsOfGreenBase:
         for action in self._mask_actions(seat):
             bits[action] = 1
         self._slot_of[seat] = index
-        self._slot_version[seat] = version
+        self._slot_version[seat], self._slot_history[seat] = version, history
         return slot.obs
 
     def _mask_actions(self, seat: int) -> list[int]:  # pragma: no cover - overridden
@@ -554,8 +556,8 @@ def env(num_players: int = 4, render_mode: str | None = None, **variant: Any):
 # the loop's attributes are properties that read the env under all wrappers of these two classes (they
 # never change them), last() goes straight to that env, and an in-range int action skips
 # Discrete.contains (which would accept it). Anything else takes PettingZoo's own code path.
-# tests/env/test_pettingzoo_suites.py runs PettingZoo's api_test on env(); tests/env/test_masks.py
-# checks the assertion and the errors before reset.
+# tests/env/test_pettingzoo_suites.py runs PettingZoo's api_test on env(); test_observer_incremental.py
+# plays env() side by side with the plain PettingZoo wrappers and checks the errors before reset.
 
 
 def _forward(name: str, check_reset: bool = False) -> property:
@@ -669,8 +671,8 @@ def docs_markdown(num_players: int = 4) -> str:
 
 
 __all__ = [
-    "AssertOutOfBounds", "FieldsOfGreenAECEnv", "OrderEnforcing", "FieldsOfGreenBase", "GAME_KEYWORDS", "ENV_KEYWORDS", "VALID_KEYWORDS",
-    "check_variant", "env", "game_bounds", "raw_env",
+    "AssertOutOfBounds", "FieldsOfGreenAECEnv", "FieldsOfGreenBase", "GAME_KEYWORDS", "ENV_KEYWORDS", "OrderEnforcing",
+    "VALID_KEYWORDS", "check_variant", "env", "game_bounds", "raw_env",
 ]
 
 

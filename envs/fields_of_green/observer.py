@@ -15,18 +15,24 @@ the reveal (FOG-ACT-4), the order of the main piles, the 2-player offer pile and
 (FOG-INFO-5), and tiles another player drew or put on the bottom (FOG-INFO-8). Only the deciding
 agent sees its decision's private context (the tiles it drew, the tile it keeps).
 
-Speed: farms are public and identical for every viewer, so each seat's grid planes are cached in seat
-order and updated incrementally (only cells whose card, water, fallow state or equipment changed
-since the last call); filling a buffer copies, in rotated order, only the farms that changed since that
-buffer was last filled for the same seat (all of them the first time). Per-card and per-tile feature
-rows are computed once per card set. The cache is keyed on the ``Game`` object and its action count;
-call :meth:`Observer.invalidate` after editing a game by hand.
+Speed (docs/profiling.md, "Observer and AEC hot path"): everything public is the same for every
+viewer, so it is cached once per game state in seat order -- each farm's grid planes, the player,
+draw-count and game features, the equipment and discard counts -- and updated incrementally: a farm is
+re-read only when the engine bumped its ``Farm.version`` (and then only the cells whose card, water,
+fallow state or equipment changed), other values only where a cheap summary (sizes, picks, counts)
+moved. Filling a buffer copies, in the viewer's rotated order, only the parts that changed since that
+buffer was last filled for the same seat (everything the first time), through memoryviews rather than
+numpy calls. Per-card and per-tile feature rows are computed once per card set. The cache is keyed on
+the ``Game`` object and its action count; call :meth:`Observer.invalidate` after editing a game by
+hand. ``fill(..., force_full=True)`` rebuilds from scratch; tests/env/test_observer_incremental.py
+checks that both agree.
 
 The engine stays free of gymnasium/pettingzoo: this module only needs numpy.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import struct
 import sys
@@ -256,20 +262,12 @@ class Observer:
         self.size = start
         self._entry = {e.name: e for e in entries}
         self._slices = [(e.name, e.start, e.start + e.size, e.shape) for e in entries]
-        # arrays that are sparse (zeroed, then a few values set) form one contiguous block
-        self._zero_from = self._entry["revealed"].start
-        last = self._entry["decision_kept"]
-        self._zero_to = last.start + last.size
-        assert self._zero_to - self._zero_from == sum(
-            self._entry[k].size for k in ("revealed", "hand", "decision", "decision_card", "decision_cell",
-                                          "decision_tiles", "decision_kept"))
-        # players, draw_counts and game are adjacent: filled together from one list
-        pl, dc, gm = self._entry["players"], self._entry["draw_counts"], self._entry["game"]
-        assert pl.start + pl.size == dc.start and dc.start + dc.size == gm.start
-        self._players_from, self._players_to = pl.start, gm.start + gm.size
-        pe, se = self._entry["placed_equipment"], self._entry["set_aside_equipment"]
-        assert pe.start + pe.size == se.start  # filled together by one take
-        self._equip_from, self._equip_to = pe.start, se.start + se.size
+        # the decision arrays are adjacent: zeroed together at every fill
+        first, last = self._entry["decision"], self._entry["decision_kept"]
+        self._decision_at, self._decision_end = first.start, last.start + last.size
+        assert self._decision_end - self._decision_at == sum(
+            self._entry[k].size for k in ("decision", "decision_card", "decision_cell", "decision_tiles",
+                                          "decision_kept"))
 
         # ---- per-card and per-tile feature rows, computed once
         ncards = len(cards.locations)
@@ -300,7 +298,7 @@ class Observer:
         self._recall_year = 0
         self._init_fast_paths()
         self._buffers = [self.new_buffer() for _ in range(n)]
-        self._epoch = 0
+        self._epoch = -1
         self.invalidate()
 
     def _init_fast_paths(self) -> None:
@@ -325,33 +323,26 @@ class Observer:
         # players | draw_counts | game, in seat order (the same block as in the observation, unrotated)
         self._pub = np.zeros(n * U + n * 4 + V, np.float32)
         self._pub_mv = memoryview(self._pub)
-        # constant rows as flat memoryviews: row i is [i * width, (i + 1) * width)
-        self._full_mv = memoryview(self._full_rows.reshape(-1))  # width C + D
-        self._hand_mv = memoryview(self._hand_rows.reshape(-1))  # width 1 + C + D
-        self._tile_mv = memoryview(self._tile_rows.reshape(-1))  # width T
-        self._passed_mv = memoryview(self._passed.reshape(-1))
-        self._zeros = memoryview(np.zeros(self.size, np.float32))
-        # ready-made memoryviews of single rows / blocks (slicing a memoryview costs as much as the copy)
-        W, HW = C + D, 1 + C + D
-        self._farm_views = [self._cache_mv[p * self._fs:(p + 1) * self._fs] for p in range(n)]
-        self._full_row_views = [self._full_mv[i * W:(i + 1) * W] for i in range(len(self._full_rows))]
-        self._hand_row_views = [self._hand_mv[i * HW:(i + 1) * HW] for i in range(len(self._hand_rows))]
-        self._tile_row_views = [self._tile_mv[i * T:(i + 1) * T] for i in range(len(self._tile_rows))]
-        self._passed_views = [self._passed_mv[p * RECALL_TURNS * D:(p + 1) * RECALL_TURNS * D] for p in range(n)]
-        self._zero_revealed = self._zeros[:n * W]
-        self._zero_hand = self._zeros[:HAND_SIZE * HW]
+        # ready-made memoryviews of single rows and blocks (slicing a memoryview costs as much as the copy)
+        self._farm_views = _row_views(self._farm_cache)
+        self._full_row_views = _row_views(self._full_rows)  # card features + design one-hot
+        self._hand_row_views = _row_views(self._hand_rows)  # present flag + the same
+        self._tile_row_views = _row_views(self._tile_rows)
+        self._passed_views = _row_views(self._passed)
+        zero_sizes = (n * (C + D), HAND_SIZE * (1 + C + D), self._decision_end - self._decision_at)
+        self._zeros = memoryview(np.zeros(max(zero_sizes), np.float32))  # sources for clearing blocks
+        self._zero_revealed, self._zero_hand = self._zeros[:zero_sizes[0]], self._zeros[:zero_sizes[1]]
         # offsets of the parts fill writes
         self._discard_at = entry["discard"].start
         self._revealed_at = entry["revealed"].start
         self._hand_at = entry["hand"].start
-        self._decision_at = entry["decision"].start
         self._decision_card_at = entry["decision_card"].start
         self._cell_at = entry["decision_cell"].start
         self._tiles_at = entry["decision_tiles"].start
         self._kept_at = entry["decision_kept"].start
         if self.perfect_recall:
             self._passed_at = entry["passed"].start
-        self._no_reveal = [None] * (n - 1)
+        self._no_reveal = [None] * (n - 1)  # others' picks before the reveal
         # public block (_pub) offsets: per seat, its hand_size (then picked, first_player, to_act)
         self._seat_at = [p * U + _SEAT_FEATURES_AT for p in range(n)]
         self._draw_at = n * U  # draw counts, 4 per seat
@@ -454,7 +445,7 @@ class Observer:
         # change stamps: when each part of the caches last changed, so that an observation buffer filled
         # earlier for the same seat copies only the parts changed since (see fill); a new epoch (new
         # game, invalidate) forces a full write
-        self._epoch += 1
+        self._epoch = next(_EPOCHS)  # unique across observers: a buffer is trusted only by its filler
         self._stamp = 0
         self._farm_stamp = [0] * n
         self._equip_stamp = 0
@@ -720,7 +711,7 @@ class Observer:
             since = -1
             buf.hand = buf.revealed = None
             buf.seat = seat
-            if buf.plan is None or buf.plan.seat != seat:
+            if buf.plan is None or buf.plan.seat != seat or buf.plan.observer is not self:
                 buf.plan = _FillPlan(self, buf, seat)
         plan = buf.plan
 
@@ -1033,13 +1024,14 @@ class _FillPlan:
     """Ready-made memoryviews of one buffer's parts for one viewing seat, each paired with its source
     in the observer's caches, so that :meth:`Observer.fill` copies with ``dst[:] = src`` (a memcpy)."""
 
-    __slots__ = ("seat", "order", "farms", "equipment", "discard", "public", "revealed", "revealed_rows", "hand",
-                 "hand_rows", "decision", "zero_decision", "decision_card", "tiles_rows", "kept", "passed")
+    __slots__ = ("observer", "seat", "order", "farms", "equipment", "discard", "public", "revealed",
+                 "revealed_rows", "hand", "hand_rows", "decision", "zero_decision", "decision_card", "tiles_rows",
+                 "kept", "passed")
 
     def __init__(self, obs: Observer, buf: ObservationBuffer, seat: int):
         mv, fs, n = buf.mv, obs._fs, obs.num_players
         W, HW, T = C + obs.D, 1 + C + obs.D, obs.T
-        self.seat = seat
+        self.observer, self.seat = obs, seat
         self.order = obs._order_list[seat]
         self.farms = [(mv[k * fs:(k + 1) * fs], obs._farm_views[p], p) for k, p in enumerate(self.order)]
         self.equipment = [(mv[a:b], obs._equip_mv[c:d]) for a, b, c, d in obs._equip_plan[seat]]
@@ -1051,14 +1043,22 @@ class _FillPlan:
         at = obs._hand_at
         self.hand = mv[at:at + HAND_SIZE * HW]
         self.hand_rows = [mv[at + i * HW:at + (i + 1) * HW] for i in range(HAND_SIZE)]
-        self.decision = mv[obs._decision_at:obs._zero_to]  # decision .. decision_kept
-        self.zero_decision = obs._zeros[:obs._zero_to - obs._decision_at]
+        self.decision = mv[obs._decision_at:obs._decision_end]  # decision .. decision_kept
+        self.zero_decision = obs._zeros[:obs._decision_end - obs._decision_at]
         self.decision_card = mv[obs._decision_card_at:obs._decision_card_at + W]
         at = obs._tiles_at
         self.tiles_rows = [mv[at + i * T:at + (i + 1) * T] for i in range(EQUIPMENT_DRAW)]
         self.kept = mv[obs._kept_at:obs._kept_at + T]
         size = RECALL_TURNS * obs.D
         self.passed = mv[obs._passed_at:obs._passed_at + size] if obs.perfect_recall else None
+
+
+def _row_views(array: np.ndarray) -> list[memoryview]:
+    """One flat float32 memoryview per item of ``array``'s first axis (views of its memory)."""
+    assert array.dtype == np.float32 and array.flags.c_contiguous
+    flat = memoryview(array.reshape(-1))
+    width = flat.nbytes // 4 // len(array)
+    return [flat[i * width:(i + 1) * width] for i in range(len(array))]
 
 
 def _rotated_runs(n: int, width: int, dst: int, src: int, viewer: int) -> list[tuple[int, int, int]]:
@@ -1099,6 +1099,7 @@ assert [n for n, _, _ in PLAYER_FEATURES] == [
     "fallow", "locations", "actions_taken", "hand_size", "picked", "first_player", "to_act"]
 # Python values straight into float32 memory (one call, no intermediate array)
 _PACK_PLAIN = struct.Struct("=2f")  # coins, food
+_EPOCHS = itertools.count()  # cache epochs (see Observer._rebuild)
 _PACK_DRAW = struct.Struct("=4f")
 _PACK_FLAGS = struct.Struct(f"={_PILES_AT}f")
 _PACK_COUNTS = struct.Struct(f"={V - _PILES_AT}f")

@@ -112,9 +112,14 @@ class FieldsOfGreenParallelEnv(FieldsOfGreenBase, ParallelEnv):
             try:
                 if deciding and agent not in actions:
                     raise IllegalActionError(f"{agent} must decide ({game.decision_kind}) but submitted no action")
-                index = _as_index(action)
-                legal = self._legal_for(seat) if deciding else [self.NOOP]
-                if index not in legal:
+                index = action if type(action) is int else _as_index(action)
+                if deciding:
+                    legal = self._legal_for(seat)
+                    ok = index in legal
+                else:  # only NOOP is legal
+                    ok = index == self.NOOP
+                if not ok:
+                    legal = legal if deciding else [self.NOOP]
                     what = self.describe_action(index, agent) if 0 <= index < self.layout.size else "out of range"
                     raise IllegalActionError(
                         f"action {index} ({what}) is not legal for {agent} now; legal: {legal[:20]}"
@@ -147,11 +152,13 @@ class FieldsOfGreenParallelEnv(FieldsOfGreenBase, ParallelEnv):
             truncations = {a: False for a in agents}
             return observations, rewards, terminations, truncations, infos
         self._deciders = self.deciders()
-        observations = {a: self._observe(self.agent_name_mapping[a]) for a in self.agents}
-        rewards = {a: 0.0 for a in self.agents}
-        terminations = {a: False for a in self.agents}
-        truncations = {a: False for a in self.agents}
-        infos = {a: {} for a in self.agents}
+        agents, seat_of, observe = self.agents, self.agent_name_mapping, self._observation
+        observations = {a: observe(seat_of[a]) for a in agents}
+        # fresh dicts every step (callers may keep them); dict.fromkeys builds them in C
+        rewards = dict.fromkeys(agents, 0.0)
+        terminations = dict.fromkeys(agents, False)
+        truncations = dict.fromkeys(agents, False)
+        infos = {a: {} for a in agents}
         return observations, rewards, terminations, truncations, infos
 
     def _terminate_illegal(self, agent: str, action: Any, exc: Exception):
