@@ -42,6 +42,7 @@ from .actions import SPLITS
 from .farm import EMPTY, SILO, TOWER, Farm
 from .game import MARKET_BASE, MARKET_PER_FOOD, RESTORE_COST, TOWER_COST
 from .game import harvest_cost as engine_harvest_cost
+from .game import harvest_discount as engine_harvest_discount
 
 __all__ = ["BOTS", "Bot", "HeuristicBot", "HeuristicWeights", "RandomBot", "make_bot", "play_game"]
 
@@ -289,16 +290,8 @@ class _Model:
                     if self.tiles[tile_id].timing == "harvest":
                         ops.extend(self.tiles[tile_id].effect)
             cost = rec.harvest_cost
-            coins, water, food = cost.coins, cost.water, cost.food
-            for tile_id in tiles:
-                tile = self.tiles[tile_id]
-                if tile.timing == "permanent":
-                    for op in tile.effect:
-                        d = op.get("harvest_discount")
-                        if d:
-                            coins -= d.get("coins", 0)
-                            water -= d.get("water", 0)
-                            food -= d.get("food", 0)
+            dc, dw, df = engine_harvest_discount(tiles, self.tiles)
+            coins, water, food = cost.coins - dc, cost.water - dw, cost.food - df
             level, trade = 0, False
             for op in ops:
                 trade = trade or "trade" in op

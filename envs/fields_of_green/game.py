@@ -62,17 +62,23 @@ def harvest_cost(farm: Farm, cell: int, locations, equipment) -> tuple[int, int,
     """Harvest cost (coins, water, food) of the location at ``cell`` after the permanent
     ``harvest_discount`` of its equipment, never below 0. Shared by the engine and the bots."""
     cost = locations[farm.grid[cell]].harvest_cost
-    coins, water, food = cost.coins, cost.water, cost.food
-    for tile_id in farm.equipment.get(cell, ()):
+    dc, dw, df = harvest_discount(farm.equipment.get(cell, ()), equipment)
+    return max(cost.coins - dc, 0), max(cost.water - dw, 0), max(cost.food - df, 0)
+
+
+def harvest_discount(tile_ids, equipment) -> tuple[int, int, int]:
+    """Total (coins, water, food) taken off a harvest cost by the permanent tiles ``tile_ids``."""
+    coins = water = food = 0
+    for tile_id in tile_ids:
         tile = equipment[tile_id]
         if tile.timing == "permanent":
             for op in tile.effect:
                 d = op.get("harvest_discount")
                 if d:
-                    coins -= d.get("coins", 0)
-                    water -= d.get("water", 0)
-                    food -= d.get("food", 0)
-    return max(coins, 0), max(water, 0), max(food, 0)
+                    coins += d.get("coins", 0)
+                    water += d.get("water", 0)
+                    food += d.get("food", 0)
+    return coins, water, food
 
 
 class IllegalActionError(ValueError):
