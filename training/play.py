@@ -214,7 +214,7 @@ def _card_text(card) -> str:
 def play(players: int = 4, seed: int = 0, bots: str | None = None, human: int | None = None,
          save_record: str | None = None, farm_size: int | None = None, quiet: bool = False,
          out=None, read=input) -> int:
-    from farmgames.envs.fields_of_green.aec import raw_env
+    from farmgames.envs.fields_of_green_v0 import raw_env
 
     out = out if out is not None else sys.stdout
     names = parse_bots(bots, players)

@@ -80,7 +80,7 @@ def transcript(name: str, directory: Path = DEFAULT_DIR) -> str:
     import numpy as np
 
     from farmgames.envs.fields_of_green.actions import SPLITS
-    from farmgames.envs.fields_of_green.aec import raw_env
+    from farmgames.envs.fields_of_green_v0 import raw_env
 
     players, seed, player_seed, variant = PLAYTHROUGHS[name]
     env = raw_env(num_players=players, card_set=str(Path(directory) / CARD_SET), **variant)

@@ -20,6 +20,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from ..core.protocol import IllegalActionError  # one class for every game (FOG-RUL-16: state unchanged)
 from . import effects
 from .actions import MARKET_SALES, SPLIT_INDEX, SPLITS, ActionLayout
 from .cards import DEFAULT_CARD_SET, PILES, CardSet, load_card_set
@@ -81,8 +82,6 @@ def harvest_discount(tile_ids, equipment) -> tuple[int, int, int]:
     return coins, water, food
 
 
-class IllegalActionError(ValueError):
-    """An action that is not legal now. The game state is unchanged (FOG-RUL-16)."""
 
 
 @lru_cache(maxsize=16)
@@ -284,6 +283,53 @@ class Game:
         mask = np.zeros(self.layout.size, dtype=bool)
         mask[self.legal_actions()] = True
         return mask
+
+    @property
+    def noop_action(self) -> int:
+        """The ``noop`` index of the action table (never legal here; the parallel env's "wait")."""
+        return self.layout.NOOP
+
+    def deciders(self) -> list[int]:
+        """Seats that decide in the current step, in the order the engine applies them: the hidden
+        picks of 3-4 players are simultaneous (FOG-ACT-4), so every seat still to pick this turn
+        decides together; every other decision is one seat's."""
+        frame = self.decision
+        if frame is None:
+            return []
+        seat = frame[1]
+        if frame[0] != "pick" or self.two_player:
+            return [seat]
+        # FOG-RUL-15: picks are collected in seat order from the first player; the seats still to pick
+        # this turn are those after the current one in that order that have not picked yet.
+        n = self.num_players
+        order = [(self.first_player + i) % n for i in range(n)]
+        out = [seat]
+        for q in order[order.index(seat) + 1:]:
+            hand = self.hands[q]
+            if self.picks[q] is None and hand and not (self.auto_single and len(hand) == 1):
+                out.append(q)  # (a single-card hand is auto-picked by the engine with auto_single)
+        return out
+
+    def legal_actions_for(self, seat: int) -> list[int]:
+        """What ``seat`` may choose in this step (see :meth:`deciders`): the current player's legal
+        actions, or a later picker's own hand, untouched by the earlier picks of the same turn."""
+        if seat == self.current_player:
+            return self.legal_actions()
+        return [self.layout.PICK + i for i in range(len(self.hands[seat]))]
+
+    def describe_action_for(self, action: int, seat: int) -> str:
+        """:meth:`describe_action` for ``seat``'s decision (a later picker's slot names its own card)."""
+        kind, arg = self.layout.decode(int(action))
+        if kind == "pick" and not self.two_player:
+            hand = self.hands[seat]
+            name = self.cards.locations[hand[arg]].name if arg < len(hand) else "?"
+            return f"pick slot {arg}: {name}"
+        return self.describe_action(action)
+
+    def same_setup(self, other: "Game") -> bool:
+        """Whether ``other`` is a game of the same players, farm size and card set (for load_game)."""
+        same_cards = other.cards is self.cards or other.cards.path == self.cards.path
+        return other.num_players == self.num_players and other.layout.size == self.layout.size and same_cards
 
     def apply(self, action: int) -> None:
         """Apply one action for the current player. Raises IllegalActionError, state untouched."""

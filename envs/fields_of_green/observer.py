@@ -41,11 +41,12 @@ from typing import Iterable
 
 import numpy as np
 
+from ..core.observation import INF, Entry, ObservationLayout, highs, merge_runs, rotated_runs, row_views
+from ..core.observation import ObservationBuffer as _CoreBuffer
 from .cards import ALL_SUBTYPES, HOST_TYPES, EQUIPMENT_TIMINGS, PILES
 from .farm import EMPTY, SILO, TOWER
 from .game import DECISIONS, HAND_SIZE, TURNS, YEARS, Game
 
-INF = math.inf
 
 # ---------------------------------------------------------------------------------------------
 # Feature tables: (name, meaning, high). high 1 = flag or one-hot, INF = an unbounded count.
@@ -161,24 +162,7 @@ RECALL_TURNS = TURNS - 1  # nothing is passed after turn 6 (FOG-ACT-8)
 EQUIPMENT_DRAW = 3
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One named array of the observation."""
-
-    name: str
-    dims: tuple[str, ...]  # symbolic shape, for the docs
-    shape: tuple[int, ...]
-    meaning: str
-    high: np.ndarray  # per element (broadcast to shape), float32
-    start: int = 0  # offset in the flat buffer
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape))
-
-
-def _highs(table: Iterable[tuple[str, str, float]]) -> np.ndarray:
-    return np.array([h for _, _, h in table], dtype=np.float32)
+_highs = highs
 
 
 class Observer:
@@ -253,15 +237,10 @@ class Observer:
                  "perfect recall: per design, the cards of the hand the viewer passed on after its pick "
                  "in each turn of this year (3-4 players; FOG-INFO-3)", np.full((1, D), INF, np.float32))
             )
-        entries, start = [], 0
-        for name, dims, shape, meaning, high in spec:
-            hi = np.broadcast_to(np.asarray(high, np.float32), shape).astype(np.float32)
-            entries.append(Entry(name, dims, shape, meaning, hi, start))
-            start += int(np.prod(shape))
-        self.entries: tuple[Entry, ...] = tuple(entries)
-        self.size = start
-        self._entry = {e.name: e for e in entries}
-        self._slices = [(e.name, e.start, e.start + e.size, e.shape) for e in entries]
+        self.layout = ObservationLayout.build(spec)
+        self.entries: tuple[Entry, ...] = self.layout.entries
+        self.size = self.layout.size
+        self._entry = self.layout.entry
         # the decision arrays are adjacent: zeroed together at every fill
         first, last = self._entry["decision"], self._entry["decision_kept"]
         self._decision_at, self._decision_end = first.start, last.start + last.size
@@ -382,7 +361,7 @@ class Observer:
 
     def views(self, flat: np.ndarray) -> dict[str, np.ndarray]:
         """Named views into a flat float32 buffer of length ``self.size``."""
-        return {name: flat[a:b].reshape(shape) for name, a, b, shape in self._slices}
+        return self.layout.views(flat)
 
     def new_buffer(self) -> "ObservationBuffer":
         """A fresh flat buffer and its named views, for :meth:`fill`."""
@@ -672,6 +651,21 @@ class Observer:
         if not self.perfect_recall or self.two_player or game.decision_kind != "pick":
             return None
         return (seat, game.year, game.turn, list(game.hands[seat]))
+
+    @property
+    def wants_actions(self) -> bool:
+        """The adapters call :meth:`before_apply`/:meth:`after_apply` only with perfect recall."""
+        return self.perfect_recall
+
+    def before_apply(self, game: Game, seat: int, action: int) -> tuple | None:
+        """Core Observer hook: the pick context and slot, when ``action`` is a pick to remember."""
+        pick = self.pick_context(game, seat)
+        return None if pick is None else (*pick, action - game.layout.PICK)
+
+    def after_apply(self, token: tuple | None) -> None:
+        """Core Observer hook: the action was applied; remember the passed hand."""
+        if token is not None:
+            self.note_pick(*token)
 
     def note_pick(self, seat: int, year: int, turn: int, hand: list[int], slot: int) -> None:
         """After a pick was applied: remember the hand ``seat`` passed on (its hand minus the pick)."""
@@ -984,23 +978,16 @@ class Observer:
 
 
 @dataclass
-class ObservationBuffer:
-    """A flat float32 observation and its named views (the same memory). The other fields record what
-    it holds (cache epoch, change stamp, seat, hand, visible picks), so a refill for the same seat
-    rewrites only what changed since; ``mv`` is a memoryview of ``flat`` for fast small writes."""
+class ObservationBuffer(_CoreBuffer):
+    """The core buffer plus what it holds (cache epoch, change stamp, seat, hand, visible picks), so a
+    refill for the same seat rewrites only what changed since."""
 
-    flat: np.ndarray
-    views: dict[str, np.ndarray]
     epoch: int = -1
     stamp: int = -1
     seat: int = -1
     hand: list | None = None
     revealed: list | None = None
     plan: "_FillPlan | None" = field(default=None, repr=False)
-    mv: memoryview = field(init=False, repr=False)
-
-    def __post_init__(self):
-        self.mv = memoryview(self.flat)
 
 
 class _FarmSnapshot:
@@ -1053,32 +1040,7 @@ class _FillPlan:
         self.passed = mv[obs._passed_at:obs._passed_at + size] if obs.perfect_recall else None
 
 
-def _row_views(array: np.ndarray) -> list[memoryview]:
-    """One flat float32 memoryview per item of ``array``'s first axis (views of its memory)."""
-    assert array.dtype == np.float32 and array.flags.c_contiguous
-    flat = memoryview(array.reshape(-1))
-    width = flat.nbytes // 4 // len(array)
-    return [flat[i * width:(i + 1) * width] for i in range(len(array))]
-
-
-def _rotated_runs(n: int, width: int, dst: int, src: int, viewer: int) -> list[tuple[int, int, int]]:
-    """(dst, src, length) copies that put ``n`` seat-ordered rows of ``width`` floats at ``src`` into
-    ``viewer``'s order (viewer first) at ``dst``: rows viewer..n-1, then 0..viewer-1."""
-    runs = [(dst, src + viewer * width, (n - viewer) * width)]
-    if viewer:
-        runs.append((dst + (n - viewer) * width, src, viewer * width))
-    return runs
-
-
-def _merge_runs(runs: list[tuple[int, int, int]]) -> list[tuple[int, int, int, int]]:
-    """Join copies that continue each other in both arrays; as (dst_from, dst_to, src_from, src_to)."""
-    out: list[list[int]] = []
-    for dst, src, length in runs:
-        if out and out[-1][0] + out[-1][2] == dst and out[-1][1] + out[-1][2] == src:
-            out[-1][2] += length
-        else:
-            out.append([dst, src, length])
-    return [(dst, dst + length, src, src + length) for dst, src, length in out]
+_row_views, _rotated_runs, _merge_runs = row_views, rotated_runs, merge_runs
 
 
 _PHASE_INDEX = {p: _GF[f"phase_{p}"] for p in PHASES}

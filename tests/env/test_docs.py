@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from farmgames.envs import fields_of_green_v0
-from farmgames.envs.fields_of_green.aec import docs_markdown
+from farmgames.envs.fields_of_green_v0 import docs_markdown
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "env.md"
 

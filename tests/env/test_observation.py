@@ -12,6 +12,7 @@ import pytest
 
 from farmgames.envs import fields_of_green_v0
 from farmgames.envs.fields_of_green import Game
+from farmgames.envs.fields_of_green.hidden import hidden_perturbation, swap_with_pile
 from farmgames.envs.fields_of_green.observer import FARM_PLANES, Observer, layout_markdown
 
 from .conftest import copy_obs, obs_diff, play_aec, random_states
@@ -85,43 +86,11 @@ def test_observation_buffers_keep_the_previous_observation():
 # Hidden information: changing only what a viewer may not know leaves its observation unchanged.
 
 
-def _swap_with_pile(game: Game, rng: random.Random, card: int) -> int:
-    piles = [p for p in game.piles if p]
-    pile = rng.choice(piles)
-    j = rng.randrange(len(pile))
-    other, pile[j] = pile[j], card
-    return other
+_swap_with_pile = swap_with_pile
 
 
 def _perturb_hidden(game: Game, viewer: int, rng: random.Random) -> Game:
-    """A clone where everything ``viewer`` may not see is changed: other hands, other face-down picks,
-    pile order, the Equipment stack, the 2-player offer pile, tiles another player is choosing from."""
-    g = game.clone()
-    for q in range(g.num_players):
-        if q == viewer:
-            continue
-        hand = g.hands[q]
-        for i in range(len(hand)):
-            if rng.random() < 0.7:
-                hand[i] = _swap_with_pile(g, rng, hand[i])
-        hand.sort()
-        if g.picks[q] is not None and not g.revealed and not g.two_player:
-            g.picks[q] = _swap_with_pile(g, rng, g.picks[q])
-    for pile in g.piles:
-        rng.shuffle(pile)
-    rng.shuffle(g.equipment_stack)
-    for i in range(len(g.offer)):
-        g.offer[i] = _swap_with_pile(g, rng, g.offer[i])
-    frame = g.decision
-    if frame is not None and frame[1] != viewer and g.equipment_stack:
-        if frame[0] == "keep_equipment":
-            tiles = tuple(g.equipment_stack[-1 - i] if i < len(g.equipment_stack) else t
-                          for i, t in enumerate(frame[2]))
-            g._stack[-1] = (frame[0], frame[1], tiles)
-        elif frame[0] == "place_equipment":
-            g._stack[-1] = (frame[0], frame[1], g.equipment_stack[-1])
-    g._legal = None
-    return g
+    return hidden_perturbation(game, viewer, rng) or game.clone()
 
 
 _ENVS: dict = {}

@@ -143,7 +143,7 @@ def test_imports_and_lazy_registration_in_fresh_processes():
                "print('farmgames/fields_of_green-v0' in pettingzoo.parallel_registry, "
                "gymnasium.registry['farmgames/FieldsOfGreen-v0'].entry_point, "
                "'farmgames.wrappers.single_agent' in sys.modules)")
-    assert out == "True farmgames.wrappers.single_agent:FieldsOfGreenSingleAgentEnv False"
+    assert out == "True farmgames.wrappers.single_agent:SingleAgentEnv False"
 
 
 def test_registering_twice_is_silent():

@@ -1,15 +1,15 @@
-"""Fields of Green as a PettingZoo ParallelEnv.
+"""The PettingZoo ParallelEnv of any game.
 
 Every live agent submits an action every step. An agent with nothing to decide has a mask whose only
-legal action is ``noop`` (``env.unwrapped.NOOP``). The simultaneous hidden picks of 3-4 players happen
-in one parallel step: every player still to pick this turn gets its pick mask, and the engine applies
-the picks in its own order (seat order from the first player, FOG-RUL-15); nobody's observation shows
-another player's pick before the reveal. Every other decision is one agent at a time, in the engine's
-order (the others get NOOP-only masks), so the same game as the AEC env is played.
+legal action is ``noop`` (``env.unwrapped.NOOP``: the game's own, or one appended after its actions).
+Simultaneous decisions (a game with ``deciders()``, e.g. hidden picks) happen in one parallel step:
+every deciding seat gets its mask, and the engine applies the choices in its own order; nobody's
+observation shows another player's choice before the rules reveal it. Every other decision is one
+agent at a time, in the engine's order, so the same game as the AEC env is played.
 
 Illegal submissions: ``illegal_action="raise"`` checks every submitted action before applying any, so an
 error leaves the game untouched; ``"terminate"`` ends the game, gives the offender the illegal-move
-reward and sets ``info["illegal_action"]`` (FOG-RUL-16).
+reward and sets ``info["illegal_action"]``.
 """
 
 from __future__ import annotations
@@ -19,67 +19,53 @@ from typing import Any
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from .aec import RENDER_MODES, FieldsOfGreenBase, _as_index
-from .game import IllegalActionError
+from ..core.protocol import IllegalActionError
+from .base import BoardGameEnvBase, as_index, metadata
+
+__all__ = ["BoardGameParallelEnv"]
 
 
-class FieldsOfGreenParallelEnv(FieldsOfGreenBase, ParallelEnv):
-    """The parallel environment. Build it with ``fields_of_green_v0.parallel_env()``."""
+class BoardGameParallelEnv(BoardGameEnvBase, ParallelEnv):
+    """The parallel environment of ``spec``. Build it with ``<game>_v<N>.parallel_env()``."""
 
-    metadata = {
-        "name": "fields_of_green_v0",
-        "render_modes": list(RENDER_MODES),
-        "is_parallelizable": True,
-        "render_fps": 2,
-    }
+    metadata: dict[str, Any] = {"name": "board_game", "render_modes": [], "is_parallelizable": True}
+    _appends_noop = True
 
-    def __init__(self, num_players: int = 4, render_mode: str | None = None, **variant: Any):
-        self._setup(num_players, render_mode, variant)
+    def __init__(self, num_players: int | None = None, render_mode: str | None = None, **variant: Any):
+        self._setup(self.spec.default_players if num_players is None else num_players, render_mode, variant)
         self.agents: list[str] = []
         self._deciders: list[int] = []
+        self._simultaneous = hasattr(self.game, "deciders")
 
     # ---- who decides now
 
     def deciders(self) -> list[int]:
         """Seats that must submit a real action this step, in the order the engine applies them."""
         game = self.game
-        frame = game.decision
-        if frame is None:
+        if game.is_terminal():
             return []
-        seat = frame[1]
-        if frame[0] != "pick" or game.two_player:
-            return [seat]
-        # FOG-RUL-15: picks are collected in seat order from the first player; the seats still to pick
-        # this turn are those after the current one in that order that have not picked yet.
-        n = self.num_players
-        first = game.first_player
-        order = [(first + i) % n for i in range(n)]
-        out = [seat]
-        for q in order[order.index(seat) + 1:]:
-            hand = game.hands[q]
-            if game.picks[q] is None and hand and not (game.auto_single and len(hand) == 1):
-                out.append(q)  # (a single-card hand is auto-picked by the engine with auto_single)
-        return out
+        if self._simultaneous:
+            return list(game.deciders())
+        return [game.current_player]
 
     def _legal_for(self, seat: int) -> list[int]:
         game = self.game
         if seat == game.current_player:
             return game.legal_actions()
-        # a later picker of the same turn: its own hand, untouched by the earlier picks
-        return [self.layout.PICK + i for i in range(len(game.hands[seat]))]
+        return list(game.legal_actions_for(seat))  # a later decider of the same simultaneous step
 
     # ---- PettingZoo API
 
-    def reset(self, seed: int | None = None, options: dict | None = None):
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         self._new_game(seed)
         return self._after_load()
 
-    def load_game(self, game) -> tuple[dict, dict]:
+    def load_game(self, game: Any) -> Any:
         """Continue from a given engine state; returns ``(observations, infos)`` like ``reset``."""
         super().load_game(game)
         return self._last_reset
 
-    def _after_load(self):
+    def _after_load(self) -> Any:
         self.agents = self.possible_agents[:]
         self._deciders = self.deciders()
         observations = {a: self._observe(self.agent_name_mapping[a]) for a in self.agents}
@@ -99,11 +85,10 @@ class FieldsOfGreenParallelEnv(FieldsOfGreenBase, ParallelEnv):
         """The agent's current observation (arrays valid until it is observed in two later states)."""
         return self._observation(self.agent_name_mapping[agent])
 
-    def step(self, actions: dict[str, Any]):
+    def _check(self, actions: dict[str, Any]) -> dict[int, int] | tuple[str, Any, IllegalActionError]:
+        """Every submission checked before anything is applied: the chosen actions by seat, or the
+        first offence ``(agent, action, error)``."""
         game = self.game
-        if not self.agents:
-            raise RuntimeError("step() called after the game ended; call reset()")
-        # 1. check every submission before applying anything (FOG-RUL-16: an error changes nothing)
         chosen: dict[int, int] = {}
         for agent in self.agents:
             seat = self.agent_name_mapping[agent]
@@ -111,37 +96,38 @@ class FieldsOfGreenParallelEnv(FieldsOfGreenBase, ParallelEnv):
             action = actions.get(agent, None if deciding else self.NOOP)
             try:
                 if deciding and agent not in actions:
-                    raise IllegalActionError(f"{agent} must decide ({game.decision_kind}) but submitted no action")
-                index = action if type(action) is int else _as_index(action)
-                if deciding:
-                    legal = self._legal_for(seat)
-                    ok = index in legal
-                else:  # only NOOP is legal
-                    ok = index == self.NOOP
-                if not ok:
-                    legal = legal if deciding else [self.NOOP]
-                    what = self.describe_action(index, agent) if 0 <= index < self.layout.size else "out of range"
+                    raise IllegalActionError(f"{agent} must decide now but submitted no action")
+                index = action if type(action) is int else as_index(action)
+                legal = self._legal_for(seat) if deciding else [self.NOOP]
+                if index not in legal:
+                    what = self.describe_action(index, agent) if 0 <= index < self.space_n else "out of range"
                     raise IllegalActionError(
                         f"action {index} ({what}) is not legal for {agent} now; legal: {legal[:20]}"
                         + (" …" if len(legal) > 20 else "")
                     )
             except IllegalActionError as exc:
-                if self.illegal_action == "raise":
-                    raise
-                self._version += 1
-                return self._terminate_illegal(agent, action, exc)
+                return agent, action, exc
             if deciding:
                 chosen[seat] = index
+        del game
+        return chosen
+
+    def step(self, actions: dict[str, Any]) -> Any:
+        game = self.game
+        if not self.agents:
+            raise RuntimeError("step() called after the game ended; call reset()")
+        checked = self._check(actions)  # an error changes nothing
+        if isinstance(checked, tuple):
+            agent, action, exc = checked
+            if self.illegal_action == "raise":
+                raise exc
+            self._version += 1
+            return self._terminate_illegal(agent, action, exc)
         self._version += 1
-        # 2. apply in the engine's order (later pickers may have been auto-applied with auto_single)
-        for seat in self._deciders:
-            if game.current_player != seat:
-                raise RuntimeError(f"engine asks seat {game.current_player}, expected seat {seat}")  # pragma: no cover
-            pick = self.observer.pick_context(game, seat)
-            game.apply(chosen[seat])
-            if pick is not None:
-                self.observer.note_pick(*pick, chosen[seat] - self.layout.PICK)
-        # 3. results
+        for seat in self._deciders:  # in the engine's order
+            if game.current_player != seat:  # pragma: no cover - a game whose deciders() lie
+                raise RuntimeError(f"engine asks seat {game.current_player}, expected seat {seat}")
+            self._apply(seat, checked[seat])
         if game.is_terminal():
             self._deciders = []
             rewards = self._final_rewards()
@@ -158,10 +144,10 @@ class FieldsOfGreenParallelEnv(FieldsOfGreenBase, ParallelEnv):
         rewards = dict.fromkeys(agents, 0.0)
         terminations = dict.fromkeys(agents, False)
         truncations = dict.fromkeys(agents, False)
-        infos = {a: {} for a in agents}
+        infos: dict[str, dict[str, Any]] = {a: {} for a in agents}
         return observations, rewards, terminations, truncations, infos
 
-    def _terminate_illegal(self, agent: str, action: Any, exc: Exception):
+    def _terminate_illegal(self, agent: str, action: Any, exc: Exception) -> Any:
         rewards = {a: 0.0 for a in self.agents}
         rewards[agent] = float(self.illegal_reward)
         info = self._illegal_info(agent, action, exc)
@@ -175,21 +161,20 @@ class FieldsOfGreenParallelEnv(FieldsOfGreenBase, ParallelEnv):
 
     def action_mask(self, agent: str) -> np.ndarray:
         """A fresh int8 mask of ``agent``."""
-        mask = np.zeros(self.layout.size, np.int8)
+        mask = np.zeros(self.space_n, np.int8)
         legal = self._mask_actions(self.agent_name_mapping[agent])
         if legal:
             mask[legal] = 1
         return mask
 
     def observation_text(self, agent: str) -> str:
-        return self.observer.text(self.game, self.agent_name_mapping[agent])
+        return str(self.observer.text(self.game, self.agent_name_mapping[agent]))
 
-    def state(self):
-        raise NotImplementedError("fields_of_green_v0 has imperfect information: use observations")
+    def state(self) -> Any:
+        raise NotImplementedError(f"{self.spec.env_name}: use observations (state() is not provided)")
 
-
-def parallel_env(num_players: int = 4, render_mode: str | None = None, **variant: Any) -> FieldsOfGreenParallelEnv:
-    return FieldsOfGreenParallelEnv(num_players=num_players, render_mode=render_mode, **variant)
-
-
-__all__ = ["FieldsOfGreenParallelEnv", "parallel_env"]
+    @classmethod
+    def for_spec(cls, spec: Any, name: str, module: str) -> type[BoardGameParallelEnv]:
+        """A subclass bound to one game (named and placed so that it pickles by reference)."""
+        return type(name, (cls,), {"spec": spec, "metadata": metadata(spec, True), "__module__": module,
+                                   "__qualname__": name, "__doc__": f"The parallel environment of {spec.title}."})

@@ -1,0 +1,132 @@
+"""The PettingZoo AEC environment of any game (the classic-games convention, with action masks).
+
+    >>> from farmgames.envs import fields_of_green_v0
+    >>> env = fields_of_green_v0.env(num_players=4)
+    >>> env.reset(seed=0)
+    >>> for agent in env.agent_iter():
+    ...     obs, reward, termination, truncation, info = env.last()
+    ...     action = None if termination or truncation else env.action_space(agent).sample(obs["action_mask"])
+    ...     env.step(action)
+
+``agent_selection`` follows the engine's decision order: the same agent may act several times in a row
+when its turn has sub-decisions. Observations are built by the game's observer; the action numbering
+is the game's (one ``Discrete`` space).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from pettingzoo import AECEnv
+
+from ..core.protocol import IllegalActionError
+from .base import BoardGameEnvBase, as_index, metadata
+
+__all__ = ["BoardGameAECEnv"]
+
+
+class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
+    """The AEC environment of ``spec``. Build it with ``<game>_v<N>.env()`` (wrapped) or ``raw_env()``."""
+
+    metadata: dict[str, Any] = {"name": "board_game", "render_modes": [], "is_parallelizable": False}
+
+    def __init__(self, num_players: int | None = None, render_mode: str | None = None, **variant: Any):
+        super().__init__()
+        self._setup(self.spec.default_players if num_players is None else num_players, render_mode, variant)
+        self.agents: list[str] = []
+        self._stopped = False
+
+    # ---- PettingZoo API
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._new_game(seed)
+        self._after_load()
+
+    def _after_load(self) -> None:
+        self._stopped = False
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        if self.game.is_terminal():
+            self._finish()
+        else:
+            self.agent_selection = self.possible_agents[self.game.current_player]
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        """``{"observation": {name: float32 array}, "action_mask": int8 array}``. The arrays are the
+        env's own buffers: valid until this agent is observed in two later states (copy to keep)."""
+        return self._observation(self.agent_name_mapping[agent])
+
+    def _mask_actions(self, seat: int) -> list[int]:
+        game = self.game
+        return game.legal_actions() if game.current_player == seat and not self._stopped else []
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        try:
+            index = action if type(action) is int else as_index(action)
+            if self._recall:
+                self._apply(self.agent_name_mapping[agent], index)
+            else:
+                game.apply(index)  # the engine's legality check
+        except IllegalActionError as exc:
+            if self.illegal_action == "raise":
+                raise
+            self._version += 1
+            self._terminate_illegal(agent, action, exc)
+            return
+        self._version += 1
+        self._cumulative_rewards[agent] = 0.0
+        rewards = self.rewards
+        for a in self.agents:
+            rewards[a] = 0.0
+        if game.is_terminal():
+            self._finish()
+            self._accumulate_rewards()
+        else:  # rewards are all zero until the end: accumulating them would change nothing
+            self.agent_selection = self.possible_agents[game.current_player]
+
+    def _finish(self) -> None:
+        self.rewards = self._final_rewards()
+        self.terminations = {a: True for a in self.agents}
+        self.infos = self._final_infos()
+
+    def _terminate_illegal(self, agent: str, action: Any, exc: Exception) -> None:
+        """``illegal_action="terminate"``: the offender gets the illegal-move reward, the game ends for
+        all (the engine state stays as it was; masks are empty from now on)."""
+        self._stopped = True
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: 0.0 for a in self.agents}
+        self.rewards[agent] = float(self.illegal_reward)
+        self.terminations = {a: True for a in self.agents}
+        info = self._illegal_info(agent, action, exc)
+        self.infos = {a: {"illegal_action": info} for a in self.agents}
+        self._accumulate_rewards()
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        """A fresh int8 mask of ``agent`` (default: the agent to act)."""
+        agent = agent or self.agent_selection
+        mask = np.zeros(self.space_n, np.int8)
+        legal = self._mask_actions(self.agent_name_mapping[agent])
+        if legal:
+            mask[legal] = 1
+        return mask
+
+    def observation_text(self, agent: str | None = None) -> str:
+        """``observer.text`` for ``agent`` (default: the agent to act)."""
+        agent = agent or self.agent_selection
+        return str(self.observer.text(self.game, self.agent_name_mapping[agent]))
+
+    @classmethod
+    def for_spec(cls, spec: Any, name: str, module: str) -> type[BoardGameAECEnv]:
+        """A subclass bound to one game (named and placed so that it pickles by reference)."""
+        return type(name, (cls,), {"spec": spec, "metadata": metadata(spec, False), "__module__": module,
+                                   "__qualname__": name, "__doc__": f"The AEC environment of {spec.title}."})
