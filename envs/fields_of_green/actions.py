@@ -7,15 +7,13 @@ number of Equipment tiles in the card set (a set-aside slot per tile).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from itertools import product
+from ..core.actions import ActionLayout as _CoreLayout
+from ..core.actions import ActionRange, count_vectors
 
 # Draw splits: every (Field, Livestock, Construction, Building) count vector with sum <= 6. The rules'
 # normal case uses the 50 vectors of sum 6 with >= 3 non-zero entries (FOG-DRAW-4); the others are
 # reachable only when piles run short (FOG-RUL-14), so the numbering covers them too.
-SPLITS: tuple[tuple[int, int, int, int], ...] = tuple(
-    s for s in product(range(7), repeat=4) if sum(s) <= 6
-)
+SPLITS: tuple[tuple[int, ...], ...] = count_vectors(4, 6)
 SPLIT_INDEX = {s: i for i, s in enumerate(SPLITS)}
 MAX_HAND = 6  # hand size before the first pick; also the largest 2-player display (FOG-2P-10)
 MARKET_SALES = 3  # sell 0, 1 or 2 food (FOG-ACT-MARKET-2)
@@ -46,20 +44,8 @@ RANGES: tuple[tuple[str, str, str], ...] = (
 )
 
 
-@dataclass(frozen=True)
-class ActionRange:
-    name: str
-    start: int
-    size: int
-    meaning: str
-
-    @property
-    def stop(self) -> int:
-        return self.start + self.size
-
-
-class ActionLayout:
-    """Maps (kind, argument) <-> action index for one farm size and equipment count."""
+class ActionLayout(_CoreLayout):
+    """The core layout of ``RANGES`` for one farm size and equipment count."""
 
     def __init__(self, farm_size: int, equipment_tiles: int = 30):
         self.farm_size = farm_size
@@ -69,32 +55,7 @@ class ActionLayout:
             "splits": len(SPLITS), "hand": MAX_HAND, "cells": self.cells, "market": MARKET_SALES,
             "one": 1, "draw": EQUIPMENT_DRAW, "tiles": self.equipment_tiles, "options": ABILITY_OPTIONS,
         }
-        self.ranges: dict[str, ActionRange] = {}
-        start = 0
-        for name, size_key, meaning in RANGES:
-            self.ranges[name] = ActionRange(name, start, sizes[size_key], meaning)
-            start += sizes[size_key]
-        self.size = start
-        self._kind_of = [""] * self.size
-        for r in self.ranges.values():
-            for i in range(r.start, r.stop):
-                self._kind_of[i] = r.name
-        for name, r in self.ranges.items():
-            setattr(self, name.upper(), r.start)  # e.g. layout.BUILD + cell
+        super().__init__((name, sizes[size_key], meaning) for name, size_key, meaning in RANGES)
 
-    def index(self, kind: str, arg: int = 0) -> int:
-        r = self.ranges[kind]
-        if not 0 <= arg < r.size:
-            raise ValueError(f"argument {arg} out of range for action kind {kind!r} (0..{r.size - 1})")
-        return r.start + arg
 
-    def decode(self, action: int) -> tuple[str, int]:
-        """(kind, argument) of an action index."""
-        if not isinstance(action, (int,)) or isinstance(action, bool) or not 0 <= action < self.size:
-            raise ValueError(f"action {action!r} is outside the action space 0..{self.size - 1}")
-        kind = self._kind_of[action]
-        return kind, action - self.ranges[kind].start
-
-    def table(self) -> list[tuple[str, int, int, str]]:
-        """Rows (kind, first index, last index, meaning) for docs."""
-        return [(r.name, r.start, r.stop - 1, r.meaning) for r in self.ranges.values()]
+__all__ = ["ABILITY_OPTIONS", "ActionLayout", "ActionRange", "EQUIPMENT_DRAW", "MARKET_SALES", "MAX_HAND", "RANGES", "SPLITS", "SPLIT_INDEX"]
