@@ -1,0 +1,40 @@
+"""Counters changing hands: store payments (KH-ACT-PLACE-2..4, 9) and the exchange procedure (KH-RULING-13)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .board import NUM_CROPS
+
+
+def can_pay(supply: list[int], bid: list[int]) -> bool:
+    """Exact payment possible: as many counters of exactly the same crops (KH-ACT-PLACE-3/9)."""
+    return all(s >= b for s, b in zip(supply, bid))
+
+
+def settle(game: Any, p: int, owner: int, slot: int) -> None:
+    """Pay for the store tile at ``owner``'s ``slot`` taken by ``p`` (KH-ACT-PLACE-2/3/4)."""
+    bid = game.bids[owner][slot]
+    for c in range(NUM_CROPS):
+        k = bid[c]
+        if not k:
+            continue
+        if owner == p:  # own store: the bid goes to the general stock
+            game.stock[c] += k
+        else:  # pay the owner the same crops; the owner also takes the bid behind the screen
+            game._lose(p, c, k)
+            game._gain(owner, c, 2 * k)
+        bid[c] = 0
+
+
+def giveable(supply: list[int], stock: list[int], given: int, count: int) -> list[int]:
+    """Crops that may be given next in an exchange (KH-RULING-13): afterwards the stock must still hold at
+    least ``count + 1`` counters of crops not given in this exchange, so the take phase can complete."""
+    out = []
+    for c in range(NUM_CROPS):
+        if not supply[c]:
+            continue
+        g = given | 1 << c
+        if sum(stock[y] for y in range(NUM_CROPS) if not g >> y & 1) >= count + 1:
+            out.append(c)
+    return out

@@ -1,0 +1,127 @@
+"""Country board geometry (KH-BOARD-4, KH-GEN-2, KH-RULING-1) and every board fact, loaded once.
+
+Spaces are numbered ``s = 8 * r + c`` (A1 = 0 … G8 = 55). Sets of spaces are Python int bitmasks
+(bit ``s``); :func:`dilate` gives all neighbours of a set with a handful of shifts, checked at import
+against the neighbour table built from ``data/board.yaml``.
+"""
+
+from __future__ import annotations
+
+from .tiles import DataError, load_board, load_events, load_setup, load_tiles, load_workers
+
+_BOARD = load_board()
+ROW_NAMES: tuple[str, ...] = tuple(_BOARD["rows"])
+ROWS, COLS = len(ROW_NAMES), int(_BOARD["columns"])
+NUM_SPACES = ROWS * COLS  # 56 (KH-COMP-2)
+SPACE_NAMES: tuple[str, ...] = tuple(f"{ROW_NAMES[s // COLS]}{s % COLS + 1}" for s in range(NUM_SPACES))
+CROPS: tuple[str, ...] = tuple(_BOARD["crops"])
+NUM_CROPS = len(CROPS)
+COUNTERS_PER_CROP = int(_BOARD["counters_per_crop"])  # 12 (KH-COMP-7)
+TOTAL_COUNTERS = COUNTERS_PER_CROP * NUM_CROPS  # 60
+REGISTRY_SPACES = int(_BOARD["registry_spaces"])  # 6
+EVENT_SPACES = int(_BOARD["event_spaces"])  # 10
+STORE_SPACES = int(_BOARD["store_spaces"])  # 2
+
+FULL = (1 << NUM_SPACES) - 1
+
+
+def _neighbours() -> tuple[tuple[int, ...], ...]:
+    out = []
+    for s in range(NUM_SPACES):
+        r, c = divmod(s, COLS)
+        offsets = _BOARD["neighbours"]["odd" if r % 2 else "even"]
+        nb = []
+        for dr, dc in offsets.values():
+            rr, cc = r + dr, c + dc
+            if 0 <= rr < ROWS and 0 <= cc < COLS:
+                nb.append(rr * COLS + cc)
+        out.append(tuple(sorted(nb)))
+    return tuple(out)
+
+
+NEIGHBOURS: tuple[tuple[int, ...], ...] = _neighbours()
+NEIGHBOUR_MASK: tuple[int, ...] = tuple(sum(1 << t for t in nb) for nb in NEIGHBOURS)
+BIT: tuple[int, ...] = tuple(1 << s for s in range(NUM_SPACES))
+
+_EVEN = sum(BIT[s] for s in range(NUM_SPACES) if (s // COLS) % 2 == 0)
+_ODD = FULL & ~_EVEN
+_NOT_FIRST = sum(BIT[s] for s in range(NUM_SPACES) if s % COLS)
+_NOT_LAST = sum(BIT[s] for s in range(NUM_SPACES) if s % COLS != COLS - 1)
+
+
+def dilate(m: int) -> int:
+    """Every space adjacent to a space of ``m`` (odd-r hex offsets of KH-RULING-1, as shifts)."""
+    e, o = m & _EVEN, m & _ODD
+    r = ((m & _NOT_LAST) << 1) | ((m & _NOT_FIRST) >> 1)
+    r |= (e >> 8) | ((e & _NOT_FIRST) >> 9) | ((e & _NOT_FIRST) << 7) | (e << 8)
+    r |= ((o & _NOT_LAST) >> 7) | (o >> 8) | (o << 8) | ((o & _NOT_LAST) << 9)
+    return r & FULL
+
+
+if COLS != 8 or any(dilate(BIT[s]) != NEIGHBOUR_MASK[s] for s in range(NUM_SPACES)):  # pragma: no cover
+    raise DataError("board.yaml: neighbours: the table does not match the odd-r geometry of KH-RULING-1")
+
+
+def group_of(space: int, fields: int) -> int:
+    """The connected group (bitmask) of field tiles containing ``space`` (KH-ACT-HARVEST-2/3)."""
+    g = BIT[space]
+    while True:
+        n = (g | dilate(g)) & fields
+        if n == g:
+            return g
+        g = n
+
+
+def groups(fields: int) -> list[int]:
+    """All connected groups of the field-tile set ``fields``, largest first."""
+    out = []
+    rest = fields
+    while rest:
+        low = rest & -rest
+        g = group_of(low.bit_length() - 1, fields)
+        out.append(g)
+        rest &= ~g
+    out.sort(key=lambda m: -m.bit_count())
+    return out
+
+
+def spaces(mask: int) -> list[int]:
+    """The spaces of a bitmask in increasing order (row-major, A1 first)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def parse_space(name: str) -> int:
+    return SPACE_NAMES.index(name.upper())
+
+
+CROP_OF: tuple[int, ...]
+_crop_list, START_PAIRS = load_tiles(list(CROPS), list(SPACE_NAMES))
+CROP_OF = tuple(_crop_list)
+PAIR_COLOURS: tuple[str, ...] = tuple(sorted(START_PAIRS))
+START_TILES = frozenset(s for pair in START_PAIRS.values() for s in pair)
+CROP_MASK: tuple[int, ...] = tuple(sum(BIT[s] for s in range(NUM_SPACES) if CROP_OF[s] == k) for k in range(NUM_CROPS))
+
+WORKERS = load_workers()  # 12 kinds: 0-5 farmhands, 6-11 townsfolk
+FARMHANDS = 6
+NUMBER: tuple[int, ...] = tuple(w.number for w in WORKERS)
+EVENTS = load_events()
+EVENT_TILES: tuple[int, ...] = tuple(e.index for e in EVENTS for _ in range(e.count))  # tile -> kind
+NUM_EVENT_TILES = len(EVENT_TILES)  # 14
+SETUP = load_setup()
+START_COUNTERS = int(SETUP["start_counters"])
+SAFETY_ROUNDS = int(SETUP["safety_rounds"])
+FINAL_ROUNDS = int(SETUP["final_rounds"])
+END_EVENT = int(SETUP["end_event"])
+
+# worker tile ids: farmhand k of seat p = 6 * p + k (0..23); townsfolk t = 24 + t (24..29)
+TOWNSFOLK_BASE = 24
+NUM_WORKER_TILES = 30
+
+
+def worker_kind(tile: int) -> int:
+    return tile % 6 if tile < TOWNSFOLK_BASE else 6 + tile - TOWNSFOLK_BASE

@@ -1,0 +1,958 @@
+"""The Key Harvest rules engine: one atomic decision per step (KH-RULING-16/17), pure Python.
+
+The game is a stack machine. Each frame on ``stack`` is a tuple whose first item names it. Decision
+frames (the phases of §16, lower-case) wait for the player in their second item; every other frame is a
+continuation that :meth:`Game._advance` runs at once and that may push further frames (the refill loop,
+one event for one player, the Miller's automatic harvest, the end of an action). A phase whose only legal
+id is 0 is skipped as if 0 had been chosen; a phase with no legal id is not entered (§16).
+
+Boards are int bitmasks over the 56 spaces (``fields``, ``unharvested``, ``workers`` per seat), so group
+searches, worker placement checks and clones are cheap. All randomness is drawn at setup from ``seed``
+(start player, start pairs, crop roles, secret draws, removed events and the bag order, which is a
+shuffled list drawn from its end), so the state holds no generator: clones and JSON round trips are exact.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import numpy as np
+
+from farmgames.envs.core.protocol import IllegalActionError
+
+from . import auction
+from .actions import (
+    CROP0,
+    DONE,
+    FARMHAND0,
+    HARVEST,
+    LETTER_A,
+    LETTER_B,
+    LETTER_C,
+    LETTER_D,
+    LETTER_OF_ACTION,
+    NUM_ACTIONS,
+    PLAY_WORKER,
+    REGISTRY0,
+    REMOVE_WORKER,
+    SPACE0,
+    STORE0,
+    TAKE_REGISTRY,
+    TAKE_STORE,
+    TOWNSFOLK0,
+    action_name,
+)
+from .board import (
+    BIT,
+    COUNTERS_PER_CROP,
+    CROP_OF,
+    CROPS,
+    END_EVENT,
+    EVENT_TILES,
+    EVENTS,
+    FARMHANDS,
+    FINAL_ROUNDS,
+    FULL,
+    NEIGHBOUR_MASK,
+    NUM_CROPS,
+    NUM_EVENT_TILES,
+    NUM_SPACES,
+    NUMBER,
+    PAIR_COLOURS,
+    REGISTRY_SPACES,
+    SAFETY_ROUNDS,
+    SETUP,
+    SPACE_NAMES,
+    START_COUNTERS,
+    START_PAIRS,
+    STORE_SPACES,
+    TOWNSFOLK_BASE,
+    WORKERS,
+    dilate,
+    group_of,
+    spaces,
+    worker_kind,
+)
+from .scoring import Score, score_player, winners
+
+GAME_NAME = "key_harvest"
+EVENT0 = NUM_SPACES  # bag items: 0-55 field tiles, 56-69 event tiles (kind EVENT_TILES[item - 56])
+UNLIMITED = 99  # the Merchant's exchange has no limit (KH-RULING-5)
+
+# decision frame name -> §16 phase
+PHASE_OF = {
+    "turn": "TURN", "harvest": "HARVEST", "pick": "PICK", "subst": "SUBSTITUTE", "hiring": "HIRING",
+    "worker": "WORKER", "space": "SPACE", "remove": "REMOVE", "store": "STORE", "replace": "REPLACE",
+    "registry": "REGISTRY", "bid": "BID", "extra": "EXTRA", "deed": "DEED", "crop": "CROP", "give": "GIVE",
+    "take": "TAKE", "tithe": "TITHE", "enclose": "ENCLOSE", "survey": "SURVEY",
+}
+CONTINUATIONS = frozenset({"action_end", "refill", "event_for", "event_done", "miller"})
+PICK_KINDS = ("unskilled", "foreman", "casual", "rain")  # the first two harvest, the others turn back
+EXTRA_SUPERVISOR, EXTRA_CARTER = 1, 2
+
+
+def check_seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return seed
+
+
+def check_players(n: Any) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= 4:
+        raise ValueError(f"num_players must be 2, 3 or 4 (KH-COMP-9), got {n!r}")
+    return n
+
+
+class Game:
+    """A Key Harvest game for 2-4 players (seats 0..n-1, clockwise = increasing seat)."""
+
+    name = GAME_NAME
+
+    def __init__(self, num_players: int = 4, seed: int = 0, first_player: int | None = None):
+        self.num_players = check_players(num_players)
+        self.seed = check_seed(seed)
+        if first_player is not None and (
+            isinstance(first_player, bool) or not isinstance(first_player, int) or not 0 <= first_player < num_players
+        ):
+            raise ValueError(f"first_player must be None or a seat 0..{num_players - 1}, got {first_player!r}")
+        self.first_player = first_player
+        self.history: list[int] = []
+        self._legal: list[int] | None = None
+        self._setup(random.Random(self.seed))
+        self._advance()
+
+    # ------------------------------------------------------------------------------------------ setup
+
+    def _setup(self, rng: random.Random) -> None:
+        """KH-SETUP-1..18 with KH-RULING-10: every random choice from one seeded generator."""
+        n = self.num_players
+        self.start_player = rng.randrange(n) if self.first_player is None else self.first_player  # KH-SETUP-4
+        colours = list(PAIR_COLOURS)
+        rng.shuffle(colours)
+        self.pairs = colours[:n]  # KH-SETUP-7: start pairs dealt at random
+        self.fields = [0] * n  # bitmask of field tiles on each country board
+        self.unharvested = [0] * n  # subset of fields lying unharvested side up
+        self.workers = [0] * n  # bitmask of spaces holding a worker
+        self.worker_at = [[-1] * NUM_SPACES for _ in range(n)]
+        self.worker_space = [-1] * 30  # worker tile -> space on its owner's board, -1 off the board
+        self.town = [-1] * 6  # townsfolk -> seat holding it, -1 on the town board (KH-SETUP-5)
+        for p, colour in enumerate(self.pairs):  # KH-SETUP-6/8
+            for s in START_PAIRS[colour]:
+                self.fields[p] |= BIT[s]
+                self.unharvested[p] |= BIT[s]
+        # start counters (KH-SETUP-9..12)
+        rule = SETUP["player_counts"][n]
+        roles = list(range(NUM_CROPS))
+        rng.shuffle(roles)
+        self.roles = roles  # roles[i] = the crop filling role i of setup.yaml (public, KH-SETUP-18)
+        self.start = [[0] * NUM_CROPS for _ in range(n)]
+        order = [(self.start_player + k) % n for k in range(n)]
+        if rule["open"]:  # 2 players: one of the doubled crop and two singles each, dealt openly
+            for k, p in enumerate(order):
+                self.start[p][roles[4]] += 1
+                self.start[p][roles[2 * k]] += 1
+                self.start[p][roles[2 * k + 1]] += 1
+        else:  # 3-4 players: secret draws from a bag of the given proportions
+            pool = [roles[i] for i, count in enumerate(rule["roles"]) for _ in range(count)]
+            rng.shuffle(pool)
+            for k, p in enumerate(order):
+                for c in pool[START_COUNTERS * k:START_COUNTERS * (k + 1)]:
+                    self.start[p][c] += 1
+        self.pool = [0] * NUM_CROPS  # the start-counter pool's composition (public)
+        for i, count in enumerate(rule["roles"]):
+            self.pool[roles[i]] += count
+        self.supply = [list(row) for row in self.start]
+        self.net = [[0] * NUM_CROPS for _ in range(n)]  # public net of gains and losses since setup
+        self.min_net = [[0] * NUM_CROPS for _ in range(n)]  # lowest net so far (perfect-recall lower bound)
+        self.stock = [COUNTERS_PER_CROP - self.pool[c] for c in range(NUM_CROPS)]  # KH-SETUP-14
+        # tiles (KH-SETUP-15/16)
+        placed = {s for colour in self.pairs for s in START_PAIRS[colour]}
+        bag = [s for s in range(NUM_SPACES) if s not in placed]
+        rng.shuffle(bag)
+        self.registry = [bag.pop() for _ in range(REGISTRY_SPACES)]
+        events = [EVENT0 + i for i in range(NUM_EVENT_TILES)]
+        rng.shuffle(events)
+        k = rule["removed_events"]
+        self.removed = sorted(events[:k])  # KH-SETUP-16: removed unseen (KH-INFO-4)
+        bag += events[k:]
+        rng.shuffle(bag)
+        self.bag = bag  # drawn from the end (KH-DRAW-1)
+        self.events: list[int] = []  # resolved event tiles on the event spaces, in order (KH-DRAW-4)
+        self.fallow: list[int] = []  # KH-BOARD-7
+        self.store = [[-1] * STORE_SPACES for _ in range(n)]
+        self.bids = [[[0] * NUM_CROPS for _ in range(STORE_SPACES)] for _ in range(n)]
+        self.new_in_store: list[int] = []  # tiles that entered a store this turn (KH-EVENT-6)
+        # turn and end state
+        self.active = self.start_player
+        self.taken = 0  # letters used this turn (KH-TURN-3)
+        self.actions_taken = 0  # turn actions counting toward the limit of two (KH-TURN-2, KH-TURN-7)
+        self.rebenefit = 0  # worker tiles that gave a re-placement benefit this turn (KH-ACT-PLACE-11)
+        self.pending_extra = 0  # EXTRA_SUPERVISOR | EXTRA_CARTER awaiting the end of the action (KH-RULING-14)
+        self.event_depth = 0
+        self.end_triggered = False
+        self.turns_left = 0
+        self.rounds = 0  # complete rounds played (KH-END-6)
+        self.turns = 0
+        self.truncated = False
+        self.over = False
+        self.stack: list[tuple] = [("turn", self.start_player)]
+
+    # ------------------------------------------------------------------------------------ protocol
+
+    @property
+    def num_actions(self) -> int:
+        return NUM_ACTIONS
+
+    @property
+    def current_player(self) -> int | None:
+        return self.stack[-1][1] if self.stack else None
+
+    @property
+    def frame(self) -> tuple | None:
+        """The pending decision frame (phase name, acting seat, context...), None at the end."""
+        return self.stack[-1] if self.stack else None
+
+    @property
+    def phase(self) -> str | None:
+        """The §16 phase of the pending decision (TURN, HARVEST, ...), None at the end."""
+        return PHASE_OF[self.stack[-1][0]] if self.stack else None
+
+    def is_terminal(self) -> bool:
+        return self.over
+
+    def legal_actions(self) -> list[int]:
+        return list(self._legal) if self._legal is not None and not self.over else []
+
+    def legal_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, np.int8)
+        if not self.over and self._legal:
+            mask[self._legal] = 1
+        return mask
+
+    def apply(self, action: int) -> None:
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"action must be an integer id, got {action!r}")
+        action = int(action)
+        if self.over:
+            raise IllegalActionError("the game is over")
+        if action not in self._legal:
+            raise IllegalActionError(
+                f"action {action} ({self._safe_name(action)}) is not legal in phase {self.phase}; "
+                f"legal: {self._legal}"
+            )
+        self.history.append(action)
+        self._do(self.stack[-1], action)
+        self._advance()
+
+    def _safe_name(self, action: int) -> str:
+        try:
+            return action_name(action)
+        except ValueError:
+            return "out of range"
+
+    def clone(self) -> Game:
+        g = Game.__new__(Game)
+        d = self.__dict__.copy()
+        for key in ("fields", "unharvested", "workers", "worker_space", "town", "registry", "stock", "bag",
+                    "events", "removed", "fallow", "new_in_store", "stack", "history", "pairs", "roles", "pool"):
+            d[key] = list(d[key])
+        for key in ("worker_at", "start", "supply", "net", "min_net", "store"):
+            d[key] = [list(row) for row in d[key]]
+        d["bids"] = [[list(b) for b in row] for row in self.bids]
+        if self._legal is not None:
+            d["_legal"] = list(self._legal)
+        g.__dict__ = d
+        return g
+
+    def scores(self) -> list[Score]:
+        """Every part of each seat's score (KH-SCORE-1..10); before the end, the score as it stands."""
+        return [score_player(self, p) for p in range(self.num_players)]
+
+    def winners(self) -> list[int]:
+        return winners(self.scores())
+
+    def returns(self) -> list[float]:
+        if not self.over:
+            return [0.0] * self.num_players
+        won = set(self.winners())
+        return [1.0 if p in won else -1.0 for p in range(self.num_players)]
+
+    def record(self) -> dict[str, Any]:
+        return {"game": GAME_NAME, "num_players": self.num_players, "seed": self.seed,
+                "variant": {"first_player": self.first_player}, "actions": list(self.history)}
+
+    @classmethod
+    def replay(cls, record: dict[str, Any]) -> Game:
+        game = cls(record["num_players"], record["seed"], **record.get("variant", {}))
+        for a in record["actions"]:
+            game.apply(a)
+        return game
+
+    # ------------------------------------------------------------------------------------ helpers
+
+    def store_owner(self, p: int, offset: int) -> int:
+        """Seat of the store at ``offset`` clockwise from ``p`` (ids 80-87, KH-RULING-17)."""
+        return (p + offset) % self.num_players
+
+    def worker_owner(self, tile: int) -> int:
+        return tile // FARMHANDS if tile < TOWNSFOLK_BASE else self.town[tile - TOWNSFOLK_BASE]
+
+    def available_workers(self, p: int) -> list[int]:
+        """Worker tiles ``p`` may play (KH-ACT-WORKER-2): own farmhands off the board, townsfolk in town."""
+        out = [FARMHANDS * p + k for k in range(FARMHANDS) if self.worker_space[FARMHANDS * p + k] < 0]
+        out += [TOWNSFOLK_BASE + t for t in range(6) if self.town[t] < 0]
+        return out
+
+    def worker_spaces(self, p: int, number: int) -> int:
+        """Bitmask of spaces where a worker numbered ``number`` may be played (KH-ACT-WORKER-3..5)."""
+        f, w = self.fields[p], self.workers[p]
+        cand = (FULL & ~(f | w)) & dilate(f) & ~dilate(w)
+        at = self.worker_at[p]
+        for s in spaces(w):  # own workers with a strictly lower number may be replaced (KH-ACT-WORKER-5)
+            if NUMBER[worker_kind(at[s])] < number and not NEIGHBOUR_MASK[s] & w:
+                cand |= BIT[s]
+        out = 0
+        for s in spaces(cand):
+            if (NEIGHBOUR_MASK[s] & f).bit_count() >= number:
+                out |= BIT[s]
+        return out
+
+    def can_play_worker(self, p: int) -> bool:
+        seen = set()
+        for tile in self.available_workers(p):
+            num = NUMBER[worker_kind(tile)]
+            if num not in seen:
+                seen.add(num)
+                if self.worker_spaces(p, num):
+                    return True
+        return False
+
+    def store_choices(self, p: int) -> list[int]:
+        """Store-tile ids ``p`` may take now (KH-ACT-PLACE-1/3/9, KH-EVENT-6)."""
+        out = []
+        supply = self.supply[p]
+        for o in range(self.num_players):
+            owner = (p + o) % self.num_players
+            for k in range(STORE_SPACES):
+                t = self.store[owner][k]
+                if t < 0 or t in self.new_in_store:
+                    continue
+                if o == 0 or auction.can_pay(supply, self.bids[owner][k]):
+                    out.append(STORE0 + STORE_SPACES * o + k)
+        return out
+
+    def can_take_registry(self, p: int) -> bool:
+        """Action (d) possible (KH-ACT-BID-1/2/5): an empty store space, counters to bid, a registry tile."""
+        return -1 in self.store[p] and any(self.supply[p]) and any(t >= 0 for t in self.registry)
+
+    def _gain(self, p: int, crop: int, k: int = 1) -> None:
+        """Counters into ``p``'s supply: every transfer is public (KH-INFO-6), so the net is tracked."""
+        self.supply[p][crop] += k
+        self.net[p][crop] += k
+
+    def _lose(self, p: int, crop: int, k: int = 1) -> None:
+        self.supply[p][crop] -= k
+        self.net[p][crop] -= k
+        if self.net[p][crop] < self.min_net[p][crop]:
+            self.min_net[p][crop] = self.net[p][crop]
+
+    def _take_from_stock(self, p: int, crop: int) -> None:
+        self.stock[crop] -= 1
+        self._gain(p, crop)
+
+    def _give_to_stock(self, p: int, crop: int) -> None:
+        self._lose(p, crop)
+        self.stock[crop] += 1
+
+    def _harvest_tile(self, p: int, s: int) -> None:
+        """Turn one tile and take its crop, or a substitute (KH-ACT-HARVEST-6..10, 14)."""
+        self.unharvested[p] &= ~BIT[s]
+        crop = CROP_OF[s]
+        if self.stock[crop]:
+            self._take_from_stock(p, crop)
+        elif any(self.stock):
+            self.stack.append(("subst", p))  # KH-ACT-HARVEST-14: the player picks a present crop
+        # else: KH-ACT-HARVEST-9, nothing is taken
+
+    def _place_field(self, p: int, tile: int, surveyed: bool) -> None:
+        """A field tile onto its own space, unharvested (KH-ACT-PLACE-5/6, KH-TILE-3)."""
+        self.fields[p] |= BIT[tile]
+        self.unharvested[p] |= BIT[tile]
+        w = self.worker_at[p][tile]
+        if w >= 0:  # KH-ACT-PLACE-6/7: the worker is displaced and may be re-placed at once
+            self._lift_worker(p, w)
+            self.stack.append(("replace", p, w, int(surveyed)))
+
+    def _lift_worker(self, p: int, tile: int) -> None:
+        s = self.worker_space[tile]
+        self.worker_space[tile] = -1
+        self.worker_at[p][s] = -1
+        self.workers[p] &= ~BIT[s]
+
+    def _return_worker(self, tile: int) -> None:
+        """Back to its supply: farmhands beside the board, townsfolk to the town (KH-ACT-WORKER-6/7)."""
+        if tile >= TOWNSFOLK_BASE:
+            self.town[tile - TOWNSFOLK_BASE] = -1
+
+    def _place_worker(self, p: int, tile: int, s: int) -> None:
+        old = self.worker_at[p][s]
+        if old >= 0:  # KH-ACT-WORKER-5/6: a lower own worker is replaced and goes back
+            self._lift_worker(p, old)
+            self._return_worker(old)
+        self.worker_space[tile] = s
+        self.worker_at[p][s] = tile
+        self.workers[p] |= BIT[s]
+        if tile >= TOWNSFOLK_BASE:
+            self.town[tile - TOWNSFOLK_BASE] = p
+
+    def _benefit(self, p: int, tile: int, s: int) -> None:
+        """The one-time benefit of a newly placed worker (KH-ACT-WORKER-8/9/12, KH-RULING-4/5)."""
+        b = WORKERS[worker_kind(tile)].benefit
+        nb = NEIGHBOUR_MASK[s]
+        own_turn = p == self.active and self.event_depth == 0
+        if b == "take_one":
+            self.stack.append(("crop", p, "apprentice", -1))
+        elif b == "unharvest_adjacent":
+            self.stack.append(("pick", p, "casual", 1, nb))
+        elif b == "harvest_adjacent":
+            self.stack.append(("pick", p, "unskilled", 2, nb))
+        elif b == "exchange_two":
+            self.stack.append(("give", p, 2, 0, 0))
+        elif b == "extra_action":
+            if own_turn:
+                self.pending_extra |= EXTRA_SUPERVISOR
+        elif b == "harvest_anywhere":
+            self.stack.append(("pick", p, "foreman", 3, FULL))
+        elif b == "harvest_all_adjacent":
+            self.stack.append(("miller", p, tuple(spaces(self.unharvested[p] & nb))))
+        elif b == "take_two_same":
+            self.stack.append(("crop", p, "brewer", -1))
+        elif b == "extra_store":
+            if own_turn and not self.taken & (LETTER_C | LETTER_D):
+                self.pending_extra |= EXTRA_CARTER
+        elif b == "exchange_any":
+            self.stack.append(("give", p, UNLIMITED, 0, 0))
+        elif b == "harvest_group":
+            self.stack.append(("harvest", p, 1, 0))
+        elif b == "survey":
+            self.stack.append(("survey", p))
+
+    def _extra_letters(self, p: int, kinds: int) -> list[int]:
+        """Letters an extra action may use (KH-RULING-14)."""
+        t = self.taken
+        out = []
+        if kinds & EXTRA_SUPERVISOR and not t & LETTER_A and self.unharvested[p]:
+            out.append(HARVEST)
+        if not t & (LETTER_C | LETTER_D) and self.store_choices(p):
+            out.append(TAKE_STORE)
+        if kinds & EXTRA_SUPERVISOR and not t & LETTER_D and self.can_take_registry(p):
+            out.append(TAKE_REGISTRY)
+        return out
+
+    def _letter_frame(self, p: int, action: int) -> tuple:
+        return {
+            HARVEST: ("harvest", p, 0, 0), PLAY_WORKER: ("worker", p, "turn"), REMOVE_WORKER: ("remove", p),
+            TAKE_STORE: ("store", p, 0), TAKE_REGISTRY: ("registry", p, 0),
+        }[action]
+
+    # ------------------------------------------------------------------------------- the machine
+
+    def _advance(self) -> None:
+        stack = self.stack
+        while stack:
+            f = stack[-1]
+            name = f[0]
+            if name in CONTINUATIONS:
+                getattr(self, "_c_" + name)(f)
+                continue
+            legal = getattr(self, "_l_" + name)(f)
+            if not legal:
+                stack.pop()
+                continue
+            if len(legal) == 1 and legal[0] == DONE:
+                self._do(f, DONE)
+                continue
+            self._legal = legal
+            return
+        self._legal = []
+
+    def _do(self, f: tuple, action: int) -> None:
+        getattr(self, "_d_" + f[0])(f, action)
+
+    # TURN (KH-TURN-1..7)
+    def _l_turn(self, f: tuple) -> list[int]:
+        p = f[1]
+        out = [DONE]
+        if self.actions_taken >= 2:
+            return out
+        t = self.taken
+        if not t & LETTER_A and self.unharvested[p]:
+            out.append(HARVEST)
+        if not t & LETTER_B:
+            if self.can_play_worker(p):
+                out.append(PLAY_WORKER)
+            if self.workers[p]:
+                out.append(REMOVE_WORKER)
+        if not t & (LETTER_C | LETTER_D) and self.store_choices(p):
+            out.append(TAKE_STORE)
+        if not t & LETTER_D and self.can_take_registry(p):
+            out.append(TAKE_REGISTRY)
+        return out
+
+    def _d_turn(self, f: tuple, action: int) -> None:
+        p = f[1]
+        if action == DONE:
+            self._end_turn()
+            return
+        self.taken |= LETTER_OF_ACTION[action]
+        self.actions_taken += 1
+        self.stack.append(("action_end", p))
+        self.stack.append(self._letter_frame(p, action))
+
+    def _end_turn(self) -> None:
+        """KH-TURN-5, KH-END-3, KH-END-6."""
+        self.stack.pop()
+        n = self.num_players
+        self.taken = self.actions_taken = self.rebenefit = self.pending_extra = 0
+        self.new_in_store = []
+        self.turns += 1
+        nxt = (self.active + 1) % n
+        if nxt == self.start_player:
+            self.rounds += 1
+        if self.end_triggered:
+            self.turns_left -= 1
+            if self.turns_left == 0:
+                self._finish()
+                return
+        elif self.rounds >= SAFETY_ROUNDS and nxt == self.start_player:
+            self.truncated = True
+            self._finish()
+            return
+        self.active = nxt
+        self.stack.append(("turn", nxt))
+
+    def _finish(self) -> None:
+        """KH-END-4/5: store tiles stay, their bids go to the general stock."""
+        for p in range(self.num_players):
+            for k in range(STORE_SPACES):
+                for c in range(NUM_CROPS):
+                    self.stock[c] += self.bids[p][k][c]
+                    self.bids[p][k][c] = 0
+        self.over = True
+        self.stack = []
+
+    def _c_action_end(self, f: tuple) -> None:
+        self.stack.pop()
+        if self.pending_extra:
+            kinds, self.pending_extra = self.pending_extra, 0
+            self.stack.append(("extra", f[1], kinds))
+
+    # HARVEST (KH-ACT-HARVEST-1..14): ("harvest", p, free, group)
+    def _l_harvest(self, f: tuple) -> list[int]:
+        _, p, free, group = f
+        cand = self.unharvested[p] & group if group else self.unharvested[p]
+        out = [DONE] if free or group else []
+        return out + [SPACE0 + s for s in spaces(cand)]
+
+    def _d_harvest(self, f: tuple, action: int) -> None:
+        _, p, free, group = f
+        self.stack.pop()
+        if action == DONE:
+            return
+        s = action - SPACE0
+        self.stack.append(("harvest", p, free, group or group_of(s, self.fields[p])))
+        self._harvest_tile(p, s)
+
+    # PICK: ("pick", p, kind, left, allowed)
+    def _l_pick(self, f: tuple) -> list[int]:
+        _, p, kind, _left, allowed = f
+        if kind in ("unskilled", "foreman"):
+            cand = self.unharvested[p] & allowed
+        else:
+            cand = self.fields[p] & ~self.unharvested[p] & allowed
+        return [DONE] + [SPACE0 + s for s in spaces(cand)]
+
+    def _d_pick(self, f: tuple, action: int) -> None:
+        _, p, kind, left, allowed = f
+        self.stack.pop()
+        if action == DONE:
+            return
+        if left > 1:
+            self.stack.append(("pick", p, kind, left - 1, allowed))
+        s = action - SPACE0
+        if kind in ("unskilled", "foreman"):
+            self._harvest_tile(p, s)
+        else:  # KH-ACT-HARVEST-12: Casual or Spring Rain turn a tile back
+            self.unharvested[p] |= BIT[s]
+
+    # SUBSTITUTE
+    def _l_subst(self, f: tuple) -> list[int]:
+        return [CROP0 + c for c in range(NUM_CROPS) if self.stock[c]]
+
+    def _d_subst(self, f: tuple, action: int) -> None:
+        self.stack.pop()
+        self._take_from_stock(f[1], action - CROP0)
+
+    # HIRING (Hiring Fair)
+    def _l_hiring(self, f: tuple) -> list[int]:
+        p = f[1]
+        out = [DONE]
+        if self.can_play_worker(p):
+            out.append(PLAY_WORKER)
+        if self.workers[p]:
+            out.append(REMOVE_WORKER)
+        return out
+
+    def _d_hiring(self, f: tuple, action: int) -> None:
+        p = f[1]
+        self.stack.pop()
+        if action == PLAY_WORKER:
+            self.stack.append(("worker", p, "hiring"))
+        elif action == REMOVE_WORKER:
+            self.stack.append(("remove", p))
+
+    # WORKER / SPACE / REMOVE (KH-ACT-WORKER-1..12)
+    def _l_worker(self, f: tuple) -> list[int]:
+        p = f[1]
+        out = []
+        ok: dict[int, bool] = {}
+        for tile in self.available_workers(p):
+            num = NUMBER[worker_kind(tile)]
+            if num not in ok:
+                ok[num] = bool(self.worker_spaces(p, num))
+            if ok[num]:
+                k = worker_kind(tile)
+                out.append(FARMHAND0 + k if k < FARMHANDS else TOWNSFOLK0 + k - FARMHANDS)
+        return out
+
+    def _d_worker(self, f: tuple, action: int) -> None:
+        p = f[1]
+        tile = FARMHANDS * p + action - FARMHAND0 if action < TOWNSFOLK0 else TOWNSFOLK_BASE + action - TOWNSFOLK0
+        self.stack[-1] = ("space", p, tile, f[2])
+
+    def _l_space(self, f: tuple) -> list[int]:
+        return [SPACE0 + s for s in spaces(self.worker_spaces(f[1], NUMBER[worker_kind(f[2])]))]
+
+    def _d_space(self, f: tuple, action: int) -> None:
+        _, p, tile, _ctx = f
+        self.stack.pop()
+        s = action - SPACE0
+        self._place_worker(p, tile, s)
+        self._benefit(p, tile, s)
+
+    def _l_remove(self, f: tuple) -> list[int]:
+        return [SPACE0 + s for s in spaces(self.workers[f[1]])]
+
+    def _d_remove(self, f: tuple, action: int) -> None:
+        p = f[1]
+        self.stack.pop()
+        tile = self.worker_at[p][action - SPACE0]
+        self._lift_worker(p, tile)
+        self._return_worker(tile)  # KH-ACT-WORKER-7/10
+
+    # STORE (action (c), KH-ACT-PLACE-1..11): ("store", p, taken)
+    def _l_store(self, f: tuple) -> list[int]:
+        return ([DONE] if f[2] else []) + self.store_choices(f[1])
+
+    def _d_store(self, f: tuple, action: int) -> None:
+        _, p, n = f
+        self.stack.pop()
+        if action == DONE:
+            return
+        o, k = divmod(action - STORE0, STORE_SPACES)
+        owner = self.store_owner(p, o)
+        tile = self.store[owner][k]
+        auction.settle(self, p, owner, k)
+        self.store[owner][k] = -1
+        if n + 1 < 2:
+            self.stack.append(("store", p, n + 1))
+        self._place_field(p, tile, surveyed=False)
+
+    # REPLACE (KH-ACT-PLACE-7/8/11, KH-RULING-15): ("replace", p, tile, surveyed)
+    def _l_replace(self, f: tuple) -> list[int]:
+        return [DONE] + [SPACE0 + s for s in spaces(self.worker_spaces(f[1], NUMBER[worker_kind(f[2])]))]
+
+    def _d_replace(self, f: tuple, action: int) -> None:
+        _, p, tile, surveyed = f
+        self.stack.pop()
+        if action == DONE:
+            self._return_worker(tile)  # KH-ACT-PLACE-8
+            return
+        s = action - SPACE0
+        self._place_worker(p, tile, s)
+        if not surveyed and not self.rebenefit >> tile & 1:  # KH-ACT-PLACE-11 (1) and (2)
+            self.rebenefit |= 1 << tile
+            self._benefit(p, tile, s)
+
+    # REGISTRY and BID (action (d), KH-ACT-BID-1..10): ("registry", p, taken), ("bid", p, slot, count)
+    def _l_registry(self, f: tuple) -> list[int]:
+        p = f[1]
+        out = [DONE] if f[2] else []
+        if -1 in self.store[p] and any(self.supply[p]):
+            out += [REGISTRY0 + i for i, t in enumerate(self.registry) if t >= 0]
+        return out
+
+    def _d_registry(self, f: tuple, action: int) -> None:
+        _, p, n = f
+        self.stack.pop()
+        if action == DONE:
+            return
+        i = action - REGISTRY0
+        tile = self.registry[i]
+        self.registry[i] = -1
+        slot = self.store[p].index(-1)  # KH-ACT-BID-10: lowest empty space
+        self.store[p][slot] = tile
+        self.new_in_store.append(tile)
+        if n + 1 < 2:
+            self.stack.append(("registry", p, n + 1))
+        self.stack.append(("refill",))  # KH-ACT-BID-9
+        self.stack.append(("bid", p, slot, 0))  # KH-ACT-BID-3
+
+    def _l_bid(self, f: tuple) -> list[int]:
+        p = f[1]
+        return ([DONE] if f[3] else []) + [CROP0 + c for c in range(NUM_CROPS) if self.supply[p][c]]
+
+    def _d_bid(self, f: tuple, action: int) -> None:
+        _, p, slot, count = f
+        self.stack.pop()
+        if action == DONE:
+            return
+        c = action - CROP0
+        self._lose(p, c)
+        self.bids[p][slot][c] += 1
+        self.stack.append(("bid", p, slot, count + 1))
+
+    # refill loop with events (KH-DRAW-1..9, KH-RULING-11)
+    def _c_refill(self, f: tuple) -> None:
+        reg, bag = self.registry, self.bag
+        while not self.end_triggered and -1 in reg and bag:
+            item = bag.pop()
+            if item < EVENT0:
+                reg[reg.index(-1)] = item
+                continue
+            self.events.append(item)
+            self._start_event(EVENT_TILES[item - EVENT0])
+            return
+        self.stack.pop()
+
+    def _start_event(self, kind: int) -> None:
+        """KH-EVENT-3: resolved for each player in clockwise order from the active player."""
+        n = self.num_players
+        self.event_depth += 1
+        self.stack.append(("event_done",))
+        for k in reversed(range(n)):
+            self.stack.append(("event_for", kind, (self.active + k) % n))
+
+    def _c_event_done(self, f: tuple) -> None:
+        self.stack.pop()
+        self.event_depth -= 1
+        if len(self.events) >= END_EVENT and not self.end_triggered:  # KH-END-1, KH-DRAW-7, KH-RULING-8
+            self.end_triggered = True
+            self.turns_left = FINAL_ROUNDS * self.num_players + 1
+
+    def _c_event_for(self, f: tuple) -> None:
+        """One event for one player (KH-RULING-6)."""
+        _, kind, q = f
+        self.stack.pop()
+        effect = EVENTS[kind].effect
+        if effect == "harvest_group":
+            self.stack.append(("harvest", q, 1, 0))
+        elif effect == "hiring":
+            self.stack.append(("hiring", q))
+        elif effect == "unharvest_two":
+            self.stack.append(("pick", q, "rain", 2, FULL))
+        elif effect == "exchange_three":
+            self.stack.append(("give", q, 3, 0, 0))
+        elif effect == "deed":
+            if q != self.active:
+                self.stack.append(("deed", q))
+        elif effect == "tithe":
+            if sum(self.supply[q]) >= 5:
+                self.stack.append(("tithe", q))
+        elif effect == "enclose":
+            if q == self.active:
+                self.stack.append(("enclose", q))
+
+    def _c_miller(self, f: tuple) -> None:
+        _, p, todo = f
+        self.stack.pop()
+        if todo:
+            self.stack.append(("miller", p, todo[1:]))
+            self._harvest_tile(p, todo[0])
+
+    # EXTRA (KH-RULING-14): ("extra", p, kinds)
+    def _l_extra(self, f: tuple) -> list[int]:
+        return [DONE] + self._extra_letters(f[1], f[2])
+
+    def _d_extra(self, f: tuple, action: int) -> None:
+        p = f[1]
+        self.stack.pop()
+        if action == DONE:
+            return
+        self.taken |= LETTER_OF_ACTION[action]  # the letter counts as taken, not toward the limit (KH-TURN-7)
+        self.stack.append(("action_end", p))
+        self.stack.append(self._letter_frame(p, action))
+
+    # DEED (Deed Day)
+    def _l_deed(self, f: tuple) -> list[int]:
+        return [DONE] + ([TAKE_STORE] if self.store_choices(f[1]) else [])
+
+    def _d_deed(self, f: tuple, action: int) -> None:
+        self.stack.pop()
+        if action == TAKE_STORE:
+            self.stack.append(("store", f[1], 0))
+
+    # CROP (Apprentice, Brewer): ("crop", p, kind, first)
+    def _l_crop(self, f: tuple) -> list[int]:
+        _, _p, kind, first = f
+        if kind == "brewer2":
+            return [DONE] + ([CROP0 + first] if self.stock[first] else [])
+        return [DONE] + [CROP0 + c for c in range(NUM_CROPS) if self.stock[c]]
+
+    def _d_crop(self, f: tuple, action: int) -> None:
+        _, p, kind, _first = f
+        self.stack.pop()
+        if action == DONE:
+            return
+        c = action - CROP0
+        self._take_from_stock(p, c)
+        if kind == "brewer":
+            self.stack.append(("crop", p, "brewer2", c))
+
+    # GIVE / TAKE (exchange procedure, KH-RULING-13): ("give", p, limit, given_mask, count), ("take", p, left, mask)
+    def _l_give(self, f: tuple) -> list[int]:
+        _, p, limit, given, count = f
+        if count >= limit:
+            return [DONE]
+        return [DONE] + [CROP0 + c for c in auction.giveable(self.supply[p], self.stock, given, count)]
+
+    def _d_give(self, f: tuple, action: int) -> None:
+        _, p, limit, given, count = f
+        self.stack.pop()
+        if action == DONE:
+            if count:
+                self.stack.append(("take", p, count, given))
+            return
+        c = action - CROP0
+        self._give_to_stock(p, c)
+        self.stack.append(("give", p, limit, given | 1 << c, count + 1))
+
+    def _l_take(self, f: tuple) -> list[int]:
+        given = f[3]
+        return [CROP0 + c for c in range(NUM_CROPS) if self.stock[c] and not given >> c & 1]
+
+    def _d_take(self, f: tuple, action: int) -> None:
+        _, p, left, given = f
+        self.stack.pop()
+        self._take_from_stock(p, action - CROP0)
+        if left > 1:
+            self.stack.append(("take", p, left - 1, given))
+
+    # TITHE / ENCLOSE / SURVEY
+    def _l_tithe(self, f: tuple) -> list[int]:
+        return [CROP0 + c for c in range(NUM_CROPS) if self.supply[f[1]][c]]
+
+    def _d_tithe(self, f: tuple, action: int) -> None:
+        self.stack.pop()
+        self._give_to_stock(f[1], action - CROP0)
+
+    def _l_enclose(self, f: tuple) -> list[int]:
+        return [REGISTRY0 + i for i, t in enumerate(self.registry) if t >= 0]
+
+    def _d_enclose(self, f: tuple, action: int) -> None:
+        self.stack.pop()
+        i = action - REGISTRY0
+        self.fallow.append(self.registry[i])
+        self.registry[i] = -1
+
+    def _l_survey(self, f: tuple) -> list[int]:
+        return [DONE] + [REGISTRY0 + i for i, t in enumerate(self.registry) if t >= 0]
+
+    def _d_survey(self, f: tuple, action: int) -> None:
+        p = f[1]
+        self.stack.pop()
+        if action == DONE:
+            return
+        i = action - REGISTRY0
+        tile = self.registry[i]
+        self.registry[i] = -1
+        if self.event_depth == 0:
+            self.stack.append(("refill",))  # KH-RULING-5: outside an event the registry is refilled
+        self._place_field(p, tile, surveyed=True)
+
+    # --------------------------------------------------------------------------------- words
+
+    def describe_action(self, action: int) -> str:
+        """The meaning of ``action`` in the current phase, for the acting player."""
+        f = self.frame
+        if f is None:
+            return action_name(action)
+        p = f[1]
+        if SPACE0 <= action < SPACE0 + NUM_SPACES:
+            s = action - SPACE0
+            verb = {"harvest": "harvest", "pick": "pick", "space": "place the worker on", "remove": "remove the worker on",
+                    "replace": "re-place the worker on"}.get(f[0], "space")
+            return f"{verb} {SPACE_NAMES[s]} ({CROPS[CROP_OF[s]]})"
+        if STORE0 <= action < STORE0 + 4 * STORE_SPACES:
+            o, k = divmod(action - STORE0, STORE_SPACES)
+            owner = self.store_owner(p, o)
+            t = self.store[owner][k]
+            name = SPACE_NAMES[t] if t >= 0 else "empty"
+            return f"take {name} from the store of player {owner} (space {k + 1})"
+        if REGISTRY0 <= action < REGISTRY0 + REGISTRY_SPACES:
+            t = self.registry[action - REGISTRY0]
+            name = SPACE_NAMES[t] if t >= 0 else "empty"
+            return f"registry space {action - REGISTRY0 + 1} ({name})"
+        if action == DONE:
+            return "end the turn" if f[0] == "turn" else "done / decline"
+        return action_name(action)
+
+    def __str__(self) -> str:
+        from .render import render_text
+
+        return render_text(self, None)
+
+    # ---------------------------------------------------------------------------------- JSON
+
+    _FIELDS = (
+        "num_players", "seed", "first_player", "history", "start_player", "pairs", "fields", "unharvested",
+        "workers", "worker_at", "worker_space", "town", "roles", "start", "pool", "supply", "net", "min_net",
+        "stock", "registry", "removed", "bag", "events", "fallow", "store", "bids", "new_in_store", "active",
+        "taken", "actions_taken", "rebenefit", "pending_extra", "event_depth", "end_triggered", "turns_left",
+        "rounds", "turns", "truncated", "over",
+    )
+
+    def to_json(self) -> str:
+        d = {k: getattr(self, k) for k in self._FIELDS}
+        d["game"] = GAME_NAME
+        d["stack"] = [list(f) for f in self.stack]
+        d["legal"] = self._legal
+        return json.dumps(d, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> Game:
+        try:
+            d = json.loads(text)
+        except (TypeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"not a Key Harvest JSON state: {exc}") from None
+        if not isinstance(d, dict) or d.get("game") != GAME_NAME:
+            raise ValueError("not a Key Harvest JSON state: field 'game' must be 'key_harvest'")
+        g = cls.__new__(cls)
+        for k in cls._FIELDS:
+            if k not in d:
+                raise ValueError(f"Key Harvest JSON state: field {k!r} is missing")
+            setattr(g, k, d[k])
+        g.stack = [tuple(f) for f in d.get("stack", [])]
+        from .validate import validate_state
+
+        validate_state(g)
+        g._legal = None
+        if g.over:
+            g._legal = []
+        else:
+            g._advance()
+            if d.get("legal") is not None and d["legal"] != g._legal:
+                raise ValueError("Key Harvest JSON state: field 'legal' does not match the state's legal actions")
+        return g
