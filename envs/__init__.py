@@ -54,6 +54,9 @@ GAMES: tuple[GameRow, ...] = (
     GameRow("fields_of_green", 0, "FieldsOfGreen"),
 )
 
+#: games registered at run time with :func:`register` (a researcher's own game): row -> SPEC
+_EXTRA: dict[str, Any] = {}
+
 GAME_NAMES: tuple[str, ...] = tuple(dict.fromkeys(row.game for row in GAMES))
 
 # kept for users of the single-game release
@@ -63,7 +66,7 @@ GYMNASIUM_ID = GAMES[0].gym_id
 
 def _row(name: str) -> GameRow:
     """The row of ``fields_of_green_v0`` or, for a bare game name, its newest version."""
-    for row in reversed(GAMES):
+    for row in reversed(all_rows()):
         if name in (row.env_name, row.game):
             return row
     names = ", ".join(GAME_NAMES)
@@ -74,12 +77,41 @@ def get_spec(name: str) -> Any:
     """The GameSpec of a game (``"fields_of_green"``: newest version; ``"fields_of_green_v0"``: that one)."""
     if not isinstance(name, str):
         raise ValueError(f"game must be a game name, got {name!r}")
-    return importlib.import_module(_row(name).module).SPEC
+    row = _row(name)
+    if row.env_name in _EXTRA:
+        return _EXTRA[row.env_name]
+    return importlib.import_module(row.module).SPEC
+
+
+def all_rows() -> tuple[GameRow, ...]:
+    """The built-in rows and the games registered at run time."""
+    return GAMES + tuple(GameRow(s.name, s.version, s.gym_name) for s in _EXTRA.values())
+
+
+def register(spec: Any, module: str) -> None:
+    """Register a game that is not part of the suite (same protocols, same tools): ``module`` is the
+    import path of its face (``SPEC``, ``env``, ``parallel_env``). Registers its PettingZoo and
+    gymnasium ids too."""
+    global GAME_NAMES
+    if any(row.env_name == spec.env_name for row in GAMES):
+        raise ValueError(f"{spec.env_name} is a built-in game")
+    _EXTRA[spec.env_name] = spec
+    _MODULES[spec.env_name] = module
+    GAME_NAMES = tuple(dict.fromkeys(row.game for row in all_rows()))
+    when_imported("pettingzoo", register_pettingzoo)
+    when_imported("gymnasium", register_gymnasium)
+
+
+_MODULES: dict[str, str] = {}
+
+
+def _module(row: GameRow) -> str:
+    return _MODULES.get(row.env_name, row.module)
 
 
 def face(name: str) -> Any:
     """The versioned face module of a game (``env``, ``raw_env``, ``parallel_env``, ``SPEC``)."""
-    return importlib.import_module(_row(name).module)
+    return importlib.import_module(_module(_row(name)))
 
 
 def replay(record: dict[str, Any]) -> Any:
@@ -100,18 +132,18 @@ def register_pettingzoo() -> None:
     """Register the PettingZoo ids of every game (idempotent). Imports pettingzoo."""
     from pettingzoo.env_registry.registration import aec_registry, parallel_registry, register
 
-    for row in GAMES:
+    for row in all_rows():
         if row.pettingzoo_id not in aec_registry:
-            register("aec", row.pettingzoo_id, entry_point=f"{row.module}:env")
+            register("aec", row.pettingzoo_id, entry_point=f"{_module(row)}:env")
         if row.pettingzoo_id not in parallel_registry:
-            register("parallel", row.pettingzoo_id, entry_point=f"{row.module}:parallel_env")
+            register("parallel", row.pettingzoo_id, entry_point=f"{_module(row)}:parallel_env")
 
 
 def register_gymnasium() -> None:
     """Register the single-agent gymnasium ids (idempotent). Imports gymnasium, not the env modules."""
     import gymnasium
 
-    for row in GAMES:
+    for row in all_rows():
         if row.gym_id not in gymnasium.registry:
             gymnasium.register(id=row.gym_id, entry_point="farmgames.wrappers.single_agent:SingleAgentEnv",
                                kwargs={"game": row.env_name})
@@ -121,6 +153,6 @@ when_imported("pettingzoo", register_pettingzoo)
 when_imported("gymnasium", register_gymnasium)
 
 __all__ = [
-    "GAMES", "GAME_NAMES", "GYMNASIUM_ID", "GameRow", "PETTINGZOO_ID", "face", "get_spec", "register_gymnasium",
-    "register_pettingzoo", "replay", "when_imported",
+    "GAMES", "GAME_NAMES", "GYMNASIUM_ID", "GameRow", "PETTINGZOO_ID", "all_rows", "face", "get_spec", "register",
+    "register_gymnasium", "register_pettingzoo", "replay", "when_imported",
 ]

@@ -11,7 +11,10 @@ from __future__ import annotations
 import importlib.abc
 import sys
 import warnings
-from typing import Callable
+from collections.abc import Callable, Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+from typing import Any
 
 # Post-import hook: run a callback right after a top-level package is first imported.
 
@@ -24,13 +27,15 @@ class _RunAfterImport(importlib.abc.MetaPathFinder):
     def __init__(self) -> None:
         self.pending: dict[str, list[Callable[[], None]]] = {}
 
-    def find_spec(self, fullname, path=None, target=None):
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
         if fullname not in self.pending:
             return None
         for finder in sys.meta_path:
             if finder is self or not hasattr(finder, "find_spec"):
                 continue
-            spec = finder.find_spec(fullname, path, target)
+            spec: ModuleSpec | None = finder.find_spec(fullname, path, target)
             if spec is not None:
                 break
         else:
@@ -42,18 +47,20 @@ class _RunAfterImport(importlib.abc.MetaPathFinder):
 
 
 class _CallbackLoader(importlib.abc.Loader):
-    def __init__(self, loader, callbacks: list[Callable[[], None]]):
+    def __init__(self, loader: Any, callbacks: list[Callable[[], None]]):
         self._loader = loader
         self._callbacks = callbacks
 
-    def create_module(self, spec):
-        return self._loader.create_module(spec)
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        module: ModuleType | None = self._loader.create_module(spec)
+        return module
 
-    def exec_module(self, module) -> None:
+    def exec_module(self, module: ModuleType) -> None:
         # put the real loader back first, so the module looks exactly as if imported normally
         module.__loader__ = self._loader
-        if getattr(module, "__spec__", None) is not None:
-            module.__spec__.loader = self._loader
+        spec = getattr(module, "__spec__", None)
+        if spec is not None:
+            spec.loader = self._loader
         self._loader.exec_module(module)
         for callback in self._callbacks:
             try:
@@ -61,13 +68,13 @@ class _CallbackLoader(importlib.abc.Loader):
             except Exception as exc:  # a failed registration must never break the user's import
                 warnings.warn(f"farmgames: could not register environments ({exc!r})", stacklevel=2)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._loader, name)
 
 
 def _hook() -> _RunAfterImport:
     for finder in sys.meta_path:
-        if type(finder).__name__ == "_RunAfterImport" and type(finder).__module__ == __name__:
+        if isinstance(finder, _RunAfterImport):
             return finder
     finder = _RunAfterImport()
     sys.meta_path.insert(0, finder)

@@ -50,7 +50,7 @@ class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         if self.game.is_terminal():
             self._finish()
         else:

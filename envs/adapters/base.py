@@ -243,11 +243,12 @@ class BoardGameEnvBase:
         scores = game.scores()
         winners = [self.possible_agents[p] for p in game.winners()]
         key = self.spec.score_info_key
-        return {
+        infos: dict[str, dict[str, Any]] = {
             a: {"score": scores[i].as_dict(), key: scores[i].total, "winners": winners,
                 "scores": [s.total for s in scores]}
             for i, a in enumerate(self.possible_agents)
         }
+        return infos
 
     def _illegal_info(self, agent: str, action: Any, exc: Exception) -> dict[str, Any]:
         if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
@@ -259,7 +260,7 @@ class BoardGameEnvBase:
     def record(self) -> dict[str, Any]:
         """The game record (seed, players, variant, actions; ``farmgames.envs.replay`` rebuilds it) plus
         the environment options."""
-        rec = self.game.record()
+        rec: dict[str, Any] = self.game.record()
         rec["env"] = {"name": self.spec.env_name, **self.options}
         return rec
 

@@ -45,13 +45,13 @@ class BoardGameParallelEnv(BoardGameEnvBase, ParallelEnv):
         if game.is_terminal():
             return []
         if self._simultaneous:
-            return list(game.deciders())
-        return [game.current_player]
+            return [int(s) for s in game.deciders()]
+        return [int(game.current_player)]
 
     def _legal_for(self, seat: int) -> list[int]:
         game = self.game
         if seat == game.current_player:
-            return game.legal_actions()
+            return list(game.legal_actions())
         return list(game.legal_actions_for(seat))  # a later decider of the same simultaneous step
 
     # ---- PettingZoo API
@@ -69,7 +69,9 @@ class BoardGameParallelEnv(BoardGameEnvBase, ParallelEnv):
         self.agents = self.possible_agents[:]
         self._deciders = self.deciders()
         observations = {a: self._observe(self.agent_name_mapping[a]) for a in self.agents}
-        infos = self._final_infos() if self.game.is_terminal() else {a: {} for a in self.agents}
+        infos: dict[str, dict[str, Any]] = (
+            self._final_infos() if self.game.is_terminal() else {a: {} for a in self.agents}
+        )
         self._last_reset = (observations, infos)
         return self._last_reset
 
@@ -79,7 +81,9 @@ class BoardGameParallelEnv(BoardGameEnvBase, ParallelEnv):
     def _mask_actions(self, seat: int) -> list[int]:
         if seat in self._deciders:
             return self._legal_for(seat)
-        return [] if self.game.is_terminal() or not self.agents else [self.NOOP]
+        if self.game.is_terminal() or not self.agents or self.NOOP is None:
+            return []
+        return [self.NOOP]
 
     def observe(self, agent: str) -> dict[str, Any]:
         """The agent's current observation (arrays valid until it is observed in two later states)."""
@@ -144,8 +148,8 @@ class BoardGameParallelEnv(BoardGameEnvBase, ParallelEnv):
         rewards = dict.fromkeys(agents, 0.0)
         terminations = dict.fromkeys(agents, False)
         truncations = dict.fromkeys(agents, False)
-        infos: dict[str, dict[str, Any]] = {a: {} for a in agents}
-        return observations, rewards, terminations, truncations, infos
+        fresh: dict[str, dict[str, Any]] = {a: {} for a in agents}
+        return observations, rewards, terminations, truncations, fresh
 
     def _terminate_illegal(self, agent: str, action: Any, exc: Exception) -> Any:
         rewards = {a: 0.0 for a in self.agents}

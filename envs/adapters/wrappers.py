@@ -23,12 +23,12 @@ __all__ = ["AssertOutOfBounds", "OrderEnforcing"]
 
 def _forward(name: str, check_reset: bool = False) -> property:
     if check_reset:  # OrderEnforcingWrapper's rule: these raise AttributeError before reset()
-        def get(self):
+        def get(self: Any) -> Any:
             if self._has_reset:
                 return getattr(self._target, name)
             raise AttributeError(f"{name} cannot be accessed before reset")
     else:
-        def get(self):
+        def get(self: Any) -> Any:
             return getattr(self._target, name)
     return property(get, doc=f"``{name}`` of the wrapped env")
 
@@ -54,7 +54,7 @@ class AssertOutOfBounds(AssertOutOfBoundsWrapper):
         else:
             super().step(action)  # PettingZoo's assertion
 
-    def last(self, observe: bool = True):
+    def last(self, observe: bool = True) -> Any:
         return self._target.last(observe)
 
 
@@ -73,7 +73,7 @@ class OrderEnforcing(OrderEnforcingWrapper):
         else:
             super().step(action)  # PettingZoo's error before reset / warning after the end
 
-    def last(self, observe: bool = True):
+    def last(self, observe: bool = True) -> Any:
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self._target.last(observe)
@@ -82,7 +82,7 @@ class OrderEnforcing(OrderEnforcingWrapper):
         return str(self.env)  # as OrderEnforcingWrapper prints itself
 
 
-def _target_of(env: AECEnv) -> AECEnv:
+def _target_of(env: Any) -> Any:
     """The env whose loop attributes a wrapper of ``env`` reads: through our own wrappers (they only
     forward them), else ``env`` itself."""
     return env._target if isinstance(env, (AssertOutOfBounds, OrderEnforcing)) else env

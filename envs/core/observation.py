@@ -68,7 +68,7 @@ class ObservationBuffer:
     mv: memoryview = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.mv = memoryview(self.flat)
+        self.mv = memoryview(self.flat)  # type: ignore[arg-type]
 
     def __getstate__(self) -> dict[str, Any]:
         # memoryviews do not pickle, and pickled views would be copies: keep their shapes only
@@ -85,7 +85,7 @@ class ObservationBuffer:
             size = int(np.prod(shape))
             self.views[name] = self.flat[start:start + size].reshape(shape)
             start += size
-        self.mv = memoryview(self.flat)
+        self.mv = memoryview(self.flat)  # type: ignore[arg-type]
 
 
 class ObservationLayout:
@@ -155,7 +155,7 @@ def seat_rank(num_players: int, viewer: int) -> list[int]:
 def row_views(array: np.ndarray) -> list[memoryview]:
     """One flat float32 memoryview per item of ``array``'s first axis (views of its memory)."""
     assert array.dtype == np.float32 and array.flags.c_contiguous
-    flat = memoryview(array.reshape(-1))
+    flat = memoryview(array.reshape(-1))  # type: ignore[arg-type]
     width = flat.nbytes // 4 // len(array)
     return [flat[i * width:(i + 1) * width] for i in range(len(array))]
 

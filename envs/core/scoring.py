@@ -11,14 +11,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 
-def ranks(keys: Sequence[tuple | float]) -> list[int]:
+def ranks(keys: Sequence[Any]) -> list[int]:
     """Competition ranks (1 = best; equal keys share a rank)."""
     return [1 + sum(1 for other in keys if other > key) for key in keys]
 
 
-def winners(keys: Sequence[tuple | float]) -> list[int]:
+def winners(keys: Sequence[Any]) -> list[int]:
     """Seats with the best key (all of them share the win)."""
     best = max(keys)
     return [i for i, key in enumerate(keys) if key == best]

@@ -6,6 +6,7 @@ appended here; a game lists its engine and observer keywords in ``GameSpec.keywo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .spec import GameSpec, Keyword
@@ -15,7 +16,7 @@ ILLEGAL_MODES = ("raise", "terminate")
 RENDER_MODES = ("human", "ansi", "rgb_array")
 
 
-def _choice(name: str, allowed: tuple[str, ...]):
+def _choice(name: str, allowed: tuple[str, ...]) -> Callable[[Any], Any]:
     def check(value: Any) -> Any:
         if not isinstance(value, str) or value not in allowed:
             raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
@@ -87,7 +88,7 @@ def check_keywords(
     return n, out["game"], out["observer"], out["env"]
 
 
-def check_bool(name: str):
+def check_bool(name: str) -> Callable[[Any], bool]:
     """A Keyword check: booleans only (``"no"`` or 1 are refused, never coerced)."""
 
     def check(value: Any) -> bool:

@@ -333,14 +333,10 @@ class Game:
 
     def apply(self, action: int) -> None:
         """Apply one action for the current player. Raises IllegalActionError, state untouched."""
-        try:
-            index = int(action)
-            exact = bool(index == action)  # 3.7 or "3" must not silently become action 3 (FOG-RUL-16)
-        except (TypeError, ValueError):
-            exact = False
-        if not exact:
+        # integers only: 3.7, 3.0, "3", True or inf must not silently become an action (FOG-RUL-16)
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise IllegalActionError(f"action must be an integer index, got {action!r}")
-        action = index
+        action = int(action)
         legal = self.legal_actions()
         if action not in legal:
             raise IllegalActionError(self._illegal_message(action, legal))
