@@ -1,0 +1,6 @@
+"""Bots placeholder."""
+from farmgames.envs.core.bots import Bot, RandomBot
+
+
+class HeuristicBot(RandomBot):
+    name = "heuristic"
