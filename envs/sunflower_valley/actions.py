@@ -107,12 +107,39 @@ def describe(action: int, colour_of_hex: tuple[int, ...] | None = None) -> str:
     return f"{FACES[f]} die on the {COLOURS[k]} slot (fallback): {drawn} in {hex_name(h)}"
 
 
-def table() -> list[tuple[str, int, int, str, str]]:
-    """Rows (kind, first id, last id, formula, meaning) for the docs."""
-    return [(name, start, start + size - 1, formula, meaning) for name, start, size, formula, meaning in RANGES]
+def table() -> list[tuple[str, int, int, str]]:
+    """Rows (kind, first id, last id, meaning with the id formula) for the docs (core.docs.actions_markdown)."""
+    return [
+        (name, start, start + size - 1, f"{meaning}; `{formula}`") for name, start, size, formula, meaning in RANGES
+    ]
 
 
 def table_markdown() -> str:
-    lines = ["| ids | kind | id from move | move |", "|---|---|---|---|"]
-    lines += [f"| {a}–{b} | {name} | `{formula}` | {meaning} |" for name, a, b, formula, meaning in table()]
+    """The SV-RULING-18 table with both directions of the formula."""
+    lines = ["| ids | kind | id from move | move from id | move |", "|---|---|---|---|---|"]
+    inverse = {
+        "normal": "`s = id div 30`, `h = id mod 30`",
+        "fallback": "`j = id − 390`: `f = j div 150`, `k = (j div 30) mod 5`, `h = j mod 30`",
+    }
+    lines += [
+        f"| {start}–{start + size - 1} | {name} | `{formula}` | {inverse[name]} | {meaning} |"
+        for name, start, size, formula, meaning in RANGES
+    ]
     return "\n".join(lines)
+
+
+class ActionLayout:
+    """The one numbering as an object (``game.layout``): ``size``, ``table()``, ``decode``, ``describe``."""
+
+    size = NUM_ACTIONS
+
+    @staticmethod
+    def table() -> list[tuple[str, int, int, str]]:
+        return table()
+
+    @staticmethod
+    def decode(action: int) -> tuple:
+        return decode(action)
+
+
+ACTION_LAYOUT = ActionLayout()

@@ -19,6 +19,7 @@ import numpy as np
 from farmgames.envs.core.protocol import IllegalActionError
 
 from .actions import (
+    ACTION_LAYOUT,
     DICE,
     F_SUPER,
     FACE_OF,
@@ -92,6 +93,7 @@ class Game:
     """
 
     name = GAME_NAME
+    layout = ACTION_LAYOUT  # the action numbering (SV-RULING-18); the sheet map is ``sheet_map``
 
     def __init__(
         self,
@@ -111,15 +113,15 @@ class Game:
         self.variant = {"letter": letter, "children": self.children, "first_player": first_player}
         rng = random.Random(self.seed)
         self.letter = letter if letter is not None else rng.choice(LETTERS)  # SV-SETUP-1/2
-        self.layout: Layout = LAYOUTS[self.letter]
+        self.sheet_map: Layout = LAYOUTS[self.letter]
         unused = [x for x in LETTERS if x != self.letter]
         self.pads = rng.sample(unused, n)  # SV-SETUP-3/4: distinct unused pads
         first = first_player if first_player is not None else rng.randrange(n)  # SV-SETUP-6/7
-        coloured = self.layout.coloured_mask
+        coloured = self.sheet_map.coloured_mask
         self.sheets = []
         self.empty = []
         for p in range(n):
-            sheet = [MOUNTAIN_CELL if c < 0 else EMPTY for c in self.layout.colour]
+            sheet = [MOUNTAIN_CELL if c < 0 else EMPTY for c in self.sheet_map.colour]
             start = PADS[self.pads[p]].hex
             sheet[start] = HOUSE  # the first house (SV-SETUP-3), no inhabitants for it (SV-SETUP-9)
             self.sheets.append(sheet)
@@ -158,7 +160,7 @@ class Game:
         self.pool = list(self.roll(self.round))
         self.slot_face = [-1] * SLOTS
         self.free_slots = ALL_SLOTS
-        self.free_hexes = self.layout.coloured_mask
+        self.free_hexes = self.sheet_map.coloured_mask
         self.turn_in_round = 0
         self.current = self._next_seat(first)
 
@@ -248,7 +250,7 @@ class Game:
             f = FACE_OF[s]
             if not pool[f]:
                 raise self._reject(action, f"no die in the pool shows {FACES[f]}")
-            k = self.layout.colour[h]
+            k = self.sheet_map.colour[h]
             gain = HOUSE_INHABITANTS if s == HOUSE else SUPER_INHABITANTS if s == SUPER else 0  # SV-SYM-2/3
         else:  # fallback (SV-TURN-6/7, SV-RULING-15)
             f, rest = divmod(action - FALLBACK_START, SLOTS * N_HEX)
@@ -268,7 +270,7 @@ class Game:
         pool[f] -= 1
         self.slot_face[k] = f
         self.free_slots &= ~(1 << k)
-        self.free_hexes &= ~self.layout.region_mask[k]
+        self.free_hexes &= ~self.sheet_map.region_mask[k]
         if gain:
             self.inhabitants[p] += gain
         self.turns[p] += 1
@@ -289,7 +291,7 @@ class Game:
     def scores(self) -> list[Score]:
         """Every player's Score (final at the end; the score "so far" before)."""
         if self._scores is None:
-            self._scores = score_all(self.sheets, self.inhabitants, self.layout, self.children)
+            self._scores = score_all(self.sheets, self.inhabitants, self.sheet_map, self.children)
         return list(self._scores)
 
     def winners(self) -> list[int]:
@@ -302,7 +304,7 @@ class Game:
         return [1.0 if p in won else -1.0 for p in range(self.num_players)]
 
     def describe_action(self, action: int) -> str:
-        return describe(action, self.layout.colour)
+        return describe(action, self.sheet_map.colour)
 
     # ------------------------------------------------------------------ copies, records, JSON
 
@@ -360,6 +362,10 @@ class Game:
             raise ValueError(f"not a Sunflower Valley JSON state: {exc}") from None
         return game_from_state(data)
 
+    def same_setup(self, other: Any) -> bool:
+        """Whether ``other`` fits an env built for this game (players and variant rules)."""
+        return isinstance(other, Game) and other.num_players == self.num_players and other.children == self.children
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and self.state_dict() == other.state_dict()
 
@@ -370,7 +376,7 @@ class Game:
     def sheet_text(self, seat: int) -> str:
         """One sheet as in the rulebook (rows B and D indented); empty hexes show their colour letter."""
         lines = ["     " + "".join(f"{c + 1:<4}" for c in range(COLS))]
-        colour = self.layout.colour
+        colour = self.sheet_map.colour
         sheet = self.sheets[seat]
         for r in range(ROWS):
             toks = []
@@ -549,7 +555,7 @@ def game_from_state(data: Any) -> Game:
         _need(current is None, f"every sheet is full, so current must be null (SV-END-1), got {current!r}")
     g = object.__new__(Game)
     g.num_players, g.seed, g.children, g.variant = n, data["seed"], bool(variant["children"]), dict(variant)
-    g.letter, g.layout, g.pads = letter, layout, list(pads)
+    g.letter, g.sheet_map, g.pads = letter, layout, list(pads)
     g.sheets, g.empty, g.inhabitants, g.turns, g.remaining = sheets, empty, inhabitants, turns, remaining
     g.rolls, g.round, g.first, g.history, g._scores = rolls, rnd, first, list(history), None
     g.pool, g.slot_face, g.turn_in_round, g.current = pool, slot_face, data["turn_in_round"], current
