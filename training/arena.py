@@ -1,22 +1,24 @@
 """Play complete games between Policy objects (one per seat): the engine behind evaluate and league.
 
-The game runs in the PettingZoo AEC env with flattened observations, so a policy sees exactly what a
-learner in :class:`farmgames.wrappers.FieldsOfGreenSingleAgentEnv` sees.
+The game (any registered one) runs in its PettingZoo AEC env with flattened observations, so a policy
+sees exactly what a learner in :class:`farmgames.wrappers.SingleAgentEnv` sees. Ranks come from
+:func:`farmgames.envs.core.scoring.ranks` over the games' tie-break keys.
 """
 
 from __future__ import annotations
 
 import math
-import zlib
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 
-__all__ = ["Arena", "GameResult", "wilson_interval", "derive_seed"]
+from farmgames.envs import get_spec
+from farmgames.envs.core.scoring import ranks
+from farmgames.envs.core.seeding import derive_seed
+from farmgames.wrappers.single_agent import make_flat_aec
 
-
-def derive_seed(*parts: int) -> int:
-    return zlib.crc32(np.asarray(parts, dtype=np.int64).tobytes()) & 0x7FFFFFFF
+__all__ = ["Arena", "GameResult", "derive_seed", "wilson_interval"]
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -33,9 +35,9 @@ def wilson_interval(successes: float, n: int, z: float = 1.959963984540054) -> t
 @dataclass
 class GameResult:
     seed: int
-    scores: list[int]  # final VP per seat
-    winners: list[int]  # seats that win (several when still tied after tie-breaks, FOG-END-13)
-    ranks: list[int]  # 1 = best; equal keys (VP, locations, coins) share a rank
+    scores: list[Any]  # final score per seat
+    winners: list[int]  # seats that win (several when still tied after the game's tie-breaks)
+    ranks: list[int]  # 1 = best; equal tie-break keys share a rank
     returns: list[float]
     decisions: int
     names: list[str] = field(default_factory=list)
@@ -45,16 +47,16 @@ class GameResult:
 
 
 class Arena:
-    """Reusable table for one game configuration (players + variant)."""
+    """Reusable table for one game configuration (game, players, variant)."""
 
-    def __init__(self, num_players: int = 2, **variant):
-        from farmgames.wrappers.single_agent import _make_aec
-
+    def __init__(self, num_players: int = 2, game: str = "fields_of_green", **variant: Any):
+        self.spec = get_spec(game)
         self.num_players = int(num_players)
         self.variant = dict(variant)
-        self.env = _make_aec(self.num_players, None, self.variant)
+        self.env = make_flat_aec(game, self.num_players, None, **self.variant)
         agent = self.env.possible_agents[0]
         self.facts = {
+            "game": self.spec.name,
             "observation_size": int(self.env.observation_space(agent)["observation"].shape[0]),
             "action_size": int(self.env.action_space(agent).n),
             "num_players": self.num_players,
@@ -90,13 +92,11 @@ class Arena:
                 raise ValueError(f"policy {who} (seat {seat}, game seed {seed}) chose an illegal action: {exc}") from exc
             decisions += 1
         scores = game.scores()
-        keys = [s.key for s in scores]
-        ranks = [1 + sum(1 for other in keys if other > k) for k in keys]
         return GameResult(
             seed=int(seed),
             scores=[s.total for s in scores],
             winners=list(game.winners()),
-            ranks=ranks,
+            ranks=ranks([s.key for s in scores]),
             returns=[float(r) for r in game.returns()],
             decisions=decisions,
             names=list(names or []),

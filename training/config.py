@@ -7,13 +7,14 @@ A config has five sections; every key is optional and falls back to the defaults
     total_steps: 2000000
     out: runs/ppo_2p_vs_random
     init_from: null               # start from the weights of a checkpoint .zip (same network and spaces)
-    env:                          # the single-agent env (farmgames.wrappers.FieldsOfGreenSingleAgentEnv)
-      num_players: 2
-      opponents: random           # random | heuristic | path/to/checkpoint.zip | a list, one per other seat
+    env:                          # the single-agent env (farmgames.wrappers.SingleAgentEnv)
+      game: fields_of_green       # a registered game (farmgames.envs.GAMES), or <game>_v<N>
+      num_players: 2              # within the game's SPEC.min_players .. max_players
+      opponents: random           # a bot of the game (SPEC.bots) | path/to/checkpoint.zip | a list, one per other seat
       learner_seat: rotate        # a seat number, rotate or random
       deterministic_opponents: false
       reward_scale: 1.0           # multiplies the learner's reward (e.g. 0.05 with variant reward: margin)
-      variant: {}                 # any variant keyword of fields_of_green_v0.env (farm_size, reward, ...)
+      variant: {}                 # any keyword of the game's env() (e.g. farm_size, reward, ...)
     self_play:                    # a pool of earlier checkpoints of this run, sampled as opponents
       enabled: false
       every_steps: 100000         # add the current policy to the pool every K steps
@@ -36,7 +37,7 @@ A config has five sections; every key is optional and falls back to the defaults
       progress_bar: true
       device: cpu
     imitation:                    # optional: behaviour-cloning warm start before PPO (absent/null: none)
-      teacher: heuristic          # the bot whose decisions are cloned (heuristic | random)
+      teacher: heuristic          # the bot of the game whose decisions are cloned (SPEC.bots)
       games: 400                  # demonstration games played by the teacher in the learner's seat
       epochs: 8                   # supervised passes over the demonstrations
       batch_size: 256
@@ -73,6 +74,7 @@ class ConfigError(ValueError):
 
 @dataclass
 class EnvConfig:
+    game: str = "fields_of_green"
     num_players: int = 2
     opponents: Union[str, list] = "random"
     learner_seat: Union[int, str] = "rotate"
@@ -161,7 +163,6 @@ class Config:
 
 ACTIVATIONS = ("tanh", "relu", "elu", "leaky_relu")
 OBS_TRANSFORMS = ("symlog", "none")
-TEACHERS = ("heuristic", "random")
 VEC_ENVS = ("dummy", "subproc")
 
 # ------------------------------------------------------------------ loading and checking
@@ -295,6 +296,16 @@ def _coerce(value, hint, source: str, key: str):
     return value
 
 
+def _game_spec(game: Any, bad) -> Any:
+    """The GameSpec of ``env.game``; a ConfigError (through ``bad``) lists the registered games."""
+    from farmgames.envs import get_spec
+
+    try:
+        return get_spec(game)
+    except ValueError as exc:
+        bad("env.game", f"is not a registered game: {exc}")
+
+
 def _check_values(c: Config, source: str) -> None:
     def bad(key, message):
         raise ConfigError(f"{source}: '{key}' {message}")
@@ -307,8 +318,10 @@ def _check_values(c: Config, source: str) -> None:
     if not isinstance(c.name, str) or not c.name:
         bad("name", "must be a non-empty string")
     e = c.env
-    if e.num_players not in (2, 3, 4):
-        bad("env.num_players", f"must be 2, 3 or 4, got {e.num_players}")
+    spec = _game_spec(e.game, bad)
+    if e.num_players not in spec.player_counts:
+        counts = ", ".join(str(n) for n in spec.player_counts)
+        bad("env.num_players", f"must be one of {counts} for {spec.name}, got {e.num_players}")
     if isinstance(e.learner_seat, int):
         if not 0 <= e.learner_seat < e.num_players:
             bad("env.learner_seat", f"must be a seat 0..{e.num_players - 1}, 'rotate' or 'random', got {e.learner_seat}")
@@ -320,7 +333,8 @@ def _check_values(c: Config, source: str) -> None:
                 f"{e.num_players} players, got {len(e.opponents)}")
         for i, o in enumerate(e.opponents):
             if not isinstance(o, str):
-                bad(f"env.opponents[{i}]", f"must be a string (random, heuristic or a checkpoint path), got {o!r}")
+                bad(f"env.opponents[{i}]", f"must be a string (a bot of {spec.name}: {', '.join(sorted(spec.bots))}; "
+                    f"or a checkpoint path), got {o!r}")
     for key in ("num_players", "seed"):
         if key in e.variant:
             bad(f"env.variant.{key}", f"is set by the config itself (use env.{key} / seed), not as a variant")
@@ -362,9 +376,9 @@ def _check_values(c: Config, source: str) -> None:
         bad("training.log_window", f"must be at least 1, got {t.log_window}")
     i = c.imitation
     if i is not None:
-        if i.teacher not in TEACHERS:
-            bad("imitation.teacher", f"must be one of {', '.join(TEACHERS)} (a bot that reads the engine state), "
-                f"got {i.teacher!r}")
+        if i.teacher not in spec.bots:
+            bad("imitation.teacher", f"must be one of {', '.join(sorted(spec.bots))} (a bot of {spec.name} that "
+                f"reads the engine state), got {i.teacher!r}")
         if i.games < 2:
             bad("imitation.games", f"must be at least 2 (at least one game is held out for validation), got {i.games}")
         for key in ("epochs", "batch_size", "workers"):

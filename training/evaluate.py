@@ -5,8 +5,10 @@
 
 Game ``i`` deals with seed ``seed + i // players`` and seats the evaluated policy at ``i % players``, so
 every deal is played from every seat (when ``--games`` is a multiple of ``--players``). A win is
-finishing first, ties after the tie-breaks shared (FOG-END-13); the win rate has a 95% Wilson
-interval. VP is the policy's final score, margin its VP minus the best opponent's.
+finishing first, ties after the game's tie-breaks shared; the win rate has a 95% Wilson interval.
+``vp`` / ``mean_vp`` is the policy's final score (the name of the single-game release; ``mean_score``
+is the same number), margin its score minus the best opponent's. ``--game`` picks the game (default:
+a checkpoint's game, else fields_of_green); players and bots come from its spec.
 """
 
 from __future__ import annotations
@@ -20,12 +22,15 @@ from pathlib import Path
 
 import yaml
 
-from .policy import BUILTIN_BOTS, CheckpointError, checkpoint_metadata, load_policy, policy_name
+from .games import DEFAULT_GAME, add_game_argument, check_players
+from .policy import CheckpointError, checkpoint_game, checkpoint_metadata, is_checkpoint, load_policy, policy_name
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_game_argument(parser, default=None)
     parser.add_argument("--policy", required=True,
-                        help="random, heuristic, a checkpoint .zip, or module:attribute (your own Policy)")
+                        help="a bot of the game (random, heuristic …), a checkpoint .zip, or module:attribute "
+                             "(your own Policy)")
     parser.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="OPPONENT",
                         help="one spec for every other seat, or one per other seat in turn order after the policy "
                              "(default: heuristic)")
@@ -53,25 +58,26 @@ def parse_variant(items: list[str]) -> dict:
     return out
 
 
-def _checkpoint_meta(spec) -> dict | None:
-    if isinstance(spec, str) and spec not in BUILTIN_BOTS and (spec.endswith(".zip") or Path(spec).exists()):
-        return checkpoint_metadata(spec)
+def first_checkpoint_meta(specs: list) -> dict | None:
+    """The stored configuration of the first checkpoint among ``specs`` (None: no checkpoint)."""
+    for spec in specs:
+        if isinstance(spec, str) and is_checkpoint(spec):
+            return checkpoint_metadata(spec)
     return None
 
 
-def resolve_table(policy_spec, opponents, players, variant):
-    """(players, variant) from the arguments, falling back on a checkpoint's stored configuration."""
-    meta = None
+def resolve_table(policy_spec, opponents, players, variant, game=None):
+    """(game, players, variant) from the arguments, falling back on a checkpoint's stored configuration
+    (game, players, variant), then on fields_of_green with 2 players."""
     specs = [policy_spec] + (list(opponents) if isinstance(opponents, (list, tuple)) else [opponents])
-    for spec in specs:  # the first checkpoint among the policy and its opponents
-        meta = _checkpoint_meta(spec) if isinstance(spec, str) else None
-        if meta:
-            break
+    meta = first_checkpoint_meta(specs)
+    if game is None:
+        game = checkpoint_game(meta) if meta else DEFAULT_GAME
     if players is None:
         players = int(meta["num_players"]) if meta else 2
     if variant is None:
         variant = dict(meta.get("variant") or {}) if meta else {}
-    return players, variant
+    return game, players, variant
 
 
 def _progress(total: int, enabled: bool, desc: str):
@@ -85,28 +91,32 @@ def _progress(total: int, enabled: bool, desc: str):
 
 
 def evaluate(policy, opponents="heuristic", players: int | None = None, games: int = 100, seed: int = 0,
-             variant: dict | None = None, deterministic: bool = True, progress: bool = False) -> dict:
+             variant: dict | None = None, deterministic: bool = True, progress: bool = False,
+             game: str | None = None) -> dict:
     """Play ``games`` seeded games of ``policy`` against ``opponents`` (one spec for all other seats or a
     list, one per other seat in turn order after the policy) and return the statistics as a dict."""
+    from farmgames.envs import get_spec
+
     from .arena import Arena, wilson_interval
 
     if games < 1:
         raise ValueError(f"--games must be at least 1, got {games}")
-    players, variant = resolve_table(policy, opponents, players, variant)
-    if players not in (2, 3, 4):
-        raise ValueError(f"--players must be 2, 3 or 4, got {players}")
+    game, players, variant = resolve_table(policy, opponents, players, variant, game)
+    game_spec = get_spec(game)
+    check_players(game_spec, players)
     opp_specs = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents]
     if len(opp_specs) == 1:
         opp_specs = opp_specs * (players - 1)
     if len(opp_specs) != players - 1:
         raise ValueError(f"--opponents takes one spec or one per other seat ({players - 1}), got {len(opp_specs)}")
-    arena = Arena(players, **variant)
+    arena = Arena(players, game=game, **variant)
+    spec_bots = game_spec.bots
     learner = load_policy(policy, seed=seed, deterministic=deterministic, env_facts=arena.facts)
     # one policy object per other seat (bots keep per-seat generators; checkpoints are loaded once)
     loaded: dict[str, object] = {}
     opp_policies = []
     for i, spec in enumerate(opp_specs):
-        if isinstance(spec, str) and spec not in BUILTIN_BOTS and spec in loaded:
+        if isinstance(spec, str) and spec not in spec_bots and spec in loaded:
             opp_policies.append(loaded[spec])
             continue
         p = load_policy(spec, seed=seed + 1 + i, deterministic=deterministic, env_facts=arena.facts)
@@ -160,6 +170,7 @@ def evaluate(policy, opponents="heuristic", players: int | None = None, games: i
             per_seat[str(s)] = {"games": len(rs), "wins": w, "win_rate": w / len(rs), "ci95": [slo, shi],
                                 "mean_vp": statistics.fmean(r["vp"] for r in rs)}
     return {
+        "game": game_spec.name,
         "policy": learner_name,
         "opponents": opp_names,
         "players": players,
@@ -173,6 +184,7 @@ def evaluate(policy, opponents="heuristic", players: int | None = None, games: i
         "win_rate": wins / games,
         "ci95": [lo, hi],
         "mean_vp": statistics.fmean(vps),
+        "mean_score": statistics.fmean(vps),
         "std_vp": statistics.pstdev(vps),
         "mean_margin": statistics.fmean(margins),
         "std_margin": statistics.pstdev(margins),
@@ -186,14 +198,14 @@ def evaluate(policy, opponents="heuristic", players: int | None = None, games: i
 def format_report(res: dict) -> str:
     lines = [
         f"policy     {res['policy']}",
-        f"opponents  {', '.join(res['opponents'])}   ({res['players']} players"
+        f"opponents  {', '.join(res['opponents'])}   ({res.get('game', DEFAULT_GAME)}, {res['players']} players"
         + (f", variant {res['variant']}" if res["variant"] else "") + ")",
         f"games      {res['games']} (deal seeds {res['seed']}..{res['seed'] + (res['games'] - 1) // res['players']}, "
         f"every seat)",
         f"win rate   {res['win_rate']:.3f}  95% CI [{res['ci95'][0]:.3f}, {res['ci95'][1]:.3f}]  "
         f"({res['wins']} wins, {res['shared_wins']} of them shared)",
-        f"mean VP    {res['mean_vp']:.2f} (sd {res['std_vp']:.2f})",
-        f"margin     {res['mean_margin']:+.2f} (sd {res['std_margin']:.2f}) VP vs best opponent",
+        f"mean score {res['mean_vp']:.2f} (sd {res['std_vp']:.2f})",
+        f"margin     {res['mean_margin']:+.2f} (sd {res['std_margin']:.2f}) vs best opponent",
         "per seat   " + "  ".join(f"seat {s}: {v['win_rate']:.3f} ({v['games']})" for s, v in res["per_seat"].items()),
         f"time       {res['seconds']:.1f} s ({res['games_per_second']:.1f} games/s)",
     ]
@@ -215,7 +227,8 @@ def run(args) -> int:
         _set_torch_threads(args.torch_threads, [args.policy, *args.opponents])
         variant = parse_variant(args.variant) if args.variant else None
         res = evaluate(args.policy, args.opponents, players=args.players, games=args.games, seed=args.seed,
-                       variant=variant, deterministic=not args.stochastic, progress=not args.no_progress)
+                       variant=variant, deterministic=not args.stochastic, progress=not args.no_progress,
+                       game=args.game)
     except (CheckpointError, ValueError) as exc:
         print(f"farmgames evaluate: error: {exc}", file=sys.stderr)
         return 2

@@ -28,10 +28,11 @@ import json
 import math
 import sys
 import time
-import zlib
 from pathlib import Path
 
 import numpy as np
+
+from farmgames.envs.core.seeding import derive_seed
 
 __all__ = [
     "DEMO_FORMAT", "DEMO_SEED_BASE", "behaviour_clone", "collect_demos", "demo_env_kwargs", "discounted_returns",
@@ -48,17 +49,17 @@ def _log(message: str) -> None:
     print(f"imitation: {message}", file=sys.stderr, flush=True)
 
 
-def _seed(*parts: int) -> int:
-    return zlib.crc32(np.asarray(parts, dtype=np.int64).tobytes()) & 0x7FFFFFFF
-
-
 # ------------------------------------------------------------------ demonstrations
 
 
 def demo_env_kwargs(config) -> dict:
     """Single-agent env keywords for the demonstration games: the training env of ``config``, with the
     config's base opponents (a self-play pool does not exist yet)."""
+    from .policy import resolve_opponent
+
     return {
+        "game": config.env.game,
+        "resolver": resolve_opponent,
         "num_players": config.env.num_players,
         "opponents": config.env.opponents,
         "learner_seat": 0,
@@ -76,26 +77,27 @@ def _env(env_kwargs: dict):
     key = repr(sorted(env_kwargs.items()))
     env = _WORKER_ENV.get(key)
     if env is None:
-        from farmgames.wrappers.single_agent import FieldsOfGreenSingleAgentEnv
+        from farmgames.wrappers.single_agent import SingleAgentEnv
 
         _WORKER_ENV.clear()
-        env = _WORKER_ENV[key] = FieldsOfGreenSingleAgentEnv(**env_kwargs)
+        env = _WORKER_ENV[key] = SingleAgentEnv(**env_kwargs)
     return env
 
 
 def _play_games(task) -> dict:
     """Play demonstration games ``game_ids`` (the teacher in the learner's seat); returns their arrays."""
     env_kwargs, teacher, game_ids, seed_base = task
-    from farmgames.envs.fields_of_green.bots import make_bot
+    from farmgames.envs.core.bots import make_bot
 
     env = _env(env_kwargs)
+    bots = env.spec_game.bots
     players = int(env_kwargs["num_players"])
     obs_list, masks, actions, rewards, games = [], [], [], [], []
     outcome = {"won": [], "margin": [], "decisions": []}
     for g in game_ids:
         game_seed = seed_base + int(g)
         obs, info = env.reset(options={"game_seed": game_seed, "learner_seat": int(g) % players})
-        bot = make_bot(teacher, seed=_seed(game_seed, 7919))
+        bot = make_bot(bots, teacher, seed=derive_seed(game_seed, 7919))
         game = env.unwrapped.game  # the engine Game the bot reads
         done, n = False, 0
         while not done:
@@ -253,7 +255,7 @@ def prepare_demos(config, facts: dict, out_dir: Path, progress: bool = True) -> 
     cache = Path(im.cache) if im.cache else Path(out_dir) / "demos.npz"
     kwargs = demo_env_kwargs(config)
     meta = {
-        "format": DEMO_FORMAT, "teacher": im.teacher, "games": int(im.games), "seed_base": DEMO_SEED_BASE,
+        "format": DEMO_FORMAT, "game": config.env.game, "teacher": im.teacher, "games": int(im.games), "seed_base": DEMO_SEED_BASE,
         "num_players": facts["num_players"], "variant": facts["variant"], "opponents": config.env.opponents,
         "deterministic_opponents": config.env.deterministic_opponents, "reward_scale": config.env.reward_scale,
         "observation_size": facts["observation_size"], "action_size": facts["action_size"],

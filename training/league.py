@@ -4,7 +4,8 @@
 
 Every table of ``--players`` distinct entrants (all combinations) plays ``--games`` seeded games, the
 seats rotating between games (game ``g`` of a table deals with seed ``seed + g // players``). Each game
-updates the ratings with the final ranking (equal VP, locations and coins share a rank). The table is
+updates the ratings with the final ranking (equal tie-break keys share a rank; ``--game`` picks the
+game, default a checkpoint's game, else fields_of_green). The table is
 sorted by the conservative ordinal ``mu - 3 sigma``. Repeat a spec to enter it twice (e.g. a 4-player
 league of two policies: ``--policies heuristic heuristic random random``).
 """
@@ -17,11 +18,13 @@ import json
 import sys
 from pathlib import Path
 
-from .evaluate import _progress, _set_torch_threads, parse_variant
-from .policy import BUILTIN_BOTS, CheckpointError, checkpoint_metadata, load_policy
+from .evaluate import _progress, _set_torch_threads, first_checkpoint_meta, parse_variant
+from .games import DEFAULT_GAME, add_game_argument, check_players
+from .policy import CheckpointError, checkpoint_game, load_policy
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_game_argument(parser, default=None)
     parser.add_argument("--policies", nargs="+", required=True, metavar="POLICY",
                         help="random, heuristic, checkpoint .zip paths, module:attribute …")
     parser.add_argument("--games", type=int, default=50, help="games per table of players (default 50)")
@@ -45,8 +48,10 @@ def _entrant_names(specs: list[str]) -> list[str]:
 
 
 def league(specs: list, games: int = 50, players: int | None = None, seed: int = 0, variant: dict | None = None,
-           deterministic: bool = True, progress: bool = False) -> dict:
+           deterministic: bool = True, progress: bool = False, game: str | None = None) -> dict:
     from openskill.models import PlackettLuce
+
+    from farmgames.envs import get_spec
 
     from .arena import Arena
 
@@ -54,20 +59,21 @@ def league(specs: list, games: int = 50, players: int | None = None, seed: int =
         raise ValueError("a league needs at least 2 policies")
     if games < 1:
         raise ValueError(f"--games must be at least 1, got {games}")
-    metas = [checkpoint_metadata(s) for s in specs
-             if isinstance(s, str) and s not in BUILTIN_BOTS and (s.endswith(".zip") or Path(s).exists())]
+    meta = first_checkpoint_meta(list(specs))
+    if game is None:
+        game = checkpoint_game(meta) if meta else DEFAULT_GAME
     if players is None:
-        players = int(metas[0]["num_players"]) if metas else 2
+        players = int(meta["num_players"]) if meta else 2
     if variant is None:
-        variant = dict(metas[0].get("variant") or {}) if metas else {}
-    if players not in (2, 3, 4):
-        raise ValueError(f"--players must be 2, 3 or 4, got {players}")
+        variant = dict(meta.get("variant") or {}) if meta else {}
+    spec = get_spec(game)
+    check_players(spec, players)
     if len(specs) < players:
         raise ValueError(f"{players}-player games need at least {players} entrants, got {len(specs)} "
                          "(repeat a policy to enter it more than once)")
     names = [s if isinstance(s, str) else getattr(s, "name", type(s).__name__) for s in specs]
     names = _entrant_names(names)
-    arena = Arena(players, **variant)
+    arena = Arena(players, game=game, **variant)
     pols = [load_policy(s, seed=seed + i, deterministic=deterministic, env_facts=arena.facts)
             for i, s in enumerate(specs)]
     model = PlackettLuce()
@@ -112,14 +118,14 @@ def league(specs: list, games: int = 50, players: int | None = None, seed: int =
             "mean_rank": st["rank_sum"] / st["games"] if st["games"] else 0.0,
         })
     rows.sort(key=lambda row: row["ordinal"], reverse=True)
-    return {"rating_system": "openskill PlackettLuce", "players": players, "variant": variant,
+    return {"rating_system": "openskill PlackettLuce", "game": spec.name, "players": players, "variant": variant,
             "games_per_table": games, "tables": len(tables), "seed": seed, "ratings": rows, "games": history}
 
 
 def format_table(res: dict) -> str:
     width = max(len("policy"), *(len(r["policy"]) for r in res["ratings"]))
-    head = f"{'#':>2}  {'policy':<{width}}  {'ordinal':>7}  {'mu':>6}  {'sigma':>5}  {'games':>5}  {'win%':>5}  {'VP':>5}"
-    lines = [f"{res['rating_system']}, {res['players']} players, {res['games_per_table']} games per table "
+    head = f"{'#':>2}  {'policy':<{width}}  {'ordinal':>7}  {'mu':>6}  {'sigma':>5}  {'games':>5}  {'win%':>5}  {'score':>5}"
+    lines = [f"{res['rating_system']}, {res.get('game', DEFAULT_GAME)}, {res['players']} players, {res['games_per_table']} games per table "
              f"x {res['tables']} tables", head, "-" * len(head)]
     for k, r in enumerate(res["ratings"], 1):
         lines.append(f"{k:>2}  {r['policy']:<{width}}  {r['ordinal']:>7.2f}  {r['mu']:>6.2f}  {r['sigma']:>5.2f}  "
@@ -134,7 +140,7 @@ def run(args) -> int:
         _set_torch_threads(args.torch_threads, args.policies)
         variant = parse_variant(args.variant) if args.variant else None
         res = league(args.policies, games=args.games, players=args.players, seed=args.seed, variant=variant,
-                     deterministic=not args.stochastic, progress=not args.no_progress)
+                     deterministic=not args.stochastic, progress=not args.no_progress, game=args.game)
     except (CheckpointError, ValueError) as exc:
         print(f"farmgames league: error: {exc}", file=sys.stderr)
         return 2

@@ -1,14 +1,13 @@
-"""The ``Policy`` protocol: what evaluate, league and the single-agent env's opponents play with.
+"""The ``Policy`` protocol and training's policies: checkpoints, self-play pools, and command-line specs.
 
 A policy is any object with one method::
 
     act(observation: np.ndarray, action_mask: np.ndarray) -> int
 
 ``observation`` is the seat's flat float32 observation (the vector
-:class:`farmgames.wrappers.FieldsOfGreenSingleAgentEnv` and
-:func:`farmgames.wrappers.flatten_observations` give; ``unflatten_observation`` restores the named
-parts) and ``action_mask`` the int8 legal-action mask (1 = legal). It returns one legal action index.
-Two methods are optional:
+:class:`farmgames.wrappers.SingleAgentEnv` and :func:`farmgames.wrappers.flatten_observations` give;
+``unflatten_observation`` restores the named parts) and ``action_mask`` the int8 legal-action mask
+(1 = legal). It returns one legal action index. Two methods are optional:
 
 * ``reset(seed: int | None = None)`` is called before every game (clear memories, reseed).
 * ``attach(game, seat)`` is called before every game with the engine ``Game`` and the policy's seat.
@@ -27,89 +26,53 @@ Your own agent needs nothing from this module::
 and can be used on the command line as ``farmgames evaluate --policy mypackage.agents:FirstLegal``
 (``module:attribute``; a class or factory is called with no arguments).
 
-Adapters here: :class:`BotPolicy` (the engine's ``random`` / ``heuristic`` bots),
-:class:`MaskablePPOPolicy` (a ``.zip`` checkpoint written by ``farmgames train``) and
-:func:`load_policy`, which turns a command-line spec into a policy.
+Here: :class:`MaskablePPOPolicy` (a ``.zip`` checkpoint written by ``farmgames train``),
+:class:`CheckpointPool` (a self-play pool of checkpoints), :func:`load_policy` (a command-line spec ->
+a policy; bot names come from the game's ``SPEC.bots`` through
+:class:`farmgames.wrappers.policies.BotPolicy`) and :func:`resolve_opponent`, the resolver training
+hands to :class:`farmgames.wrappers.SingleAgentEnv` for checkpoints and pools.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import zipfile
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
+from farmgames.envs import get_spec
+from farmgames.wrappers.policies import BotPolicy, Policy, load_object, policy_name
+
 __all__ = [
-    "BUILTIN_BOTS", "BotPolicy", "CheckpointError", "MaskablePPOPolicy", "Policy", "checkpoint_metadata",
-    "load_policy", "policy_name", "CHECKPOINT_FORMAT",
+    "CHECKPOINT_FORMAT", "BotPolicy", "CheckpointError", "CheckpointPool", "MaskablePPOPolicy", "Policy",
+    "bot_names", "checkpoint_metadata", "is_checkpoint", "load_policy", "policy_name", "resolve_opponent",
 ]
 
-BUILTIN_BOTS = ("random", "heuristic")
 CHECKPOINT_FORMAT = "farmgames-checkpoint/1"
 META_ATTRIBUTE = "farmgames_meta"  # saved inside the SB3 zip's "data" JSON (and in a .json sidecar)
-
-
-@runtime_checkable
-class Policy(Protocol):
-    """Observation + mask -> action. ``reset(seed)`` and ``attach(game, seat)`` are optional."""
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        ...
+DEFAULT_GAME = "fields_of_green"
 
 
 class CheckpointError(ValueError):
     """A checkpoint that cannot be used: unreadable, not a farmgames MaskablePPO zip, or trained for
-    another observation/action space. The message names the file and the mismatch."""
+    another game or observation/action space. The message names the file and the mismatch."""
 
 
-def policy_name(policy: Any) -> str:
-    return getattr(policy, "name", None) or type(policy).__name__
+def bot_names(game: str = DEFAULT_GAME) -> tuple[str, ...]:
+    """The bot names of a game (its ``SPEC.bots``)."""
+    return tuple(sorted(get_spec(game).bots))
 
 
-# ------------------------------------------------------------------ built-in bots
+def is_checkpoint(spec: Any) -> bool:
+    """A string that names a checkpoint file (``.zip`` or an existing file), not a bot or module:attribute."""
+    return isinstance(spec, (str, Path)) and (str(spec).endswith(".zip") or Path(spec).is_file())
 
 
-class BotPolicy:
-    """One of the engine's bots (``random`` or ``heuristic``) as a Policy. It reads the engine state
-    given by ``attach(game, seat)`` and ignores the observation."""
-
-    needs_observation = False
-
-    def __init__(self, name: str = "heuristic", seed: int = 0):
-        if name not in BUILTIN_BOTS:
-            raise ValueError(f"unknown bot {name!r}; built-in bots: {', '.join(BUILTIN_BOTS)}")
-        self.name = name
-        self.seed = int(seed)
-        self._game = None
-        self._seat = None
-        self._bot = self._make(self.seed)
-
-    def _make(self, seed: int):
-        from farmgames.envs.fields_of_green.bots import make_bot
-
-        return make_bot(self.name, seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.seed = int(seed)
-            self._bot = self._make(self.seed)
-
-    def attach(self, game, seat: int | None = None) -> None:
-        self._game = game
-        self._seat = seat
-
-    def act(self, observation, action_mask) -> int:
-        if self._game is None:
-            raise RuntimeError(
-                f"BotPolicy({self.name!r}) plays from the engine state: call attach(game, seat) before act()"
-            )
-        return int(self._bot.act(self._game))
-
-    def __repr__(self) -> str:
-        return f"BotPolicy({self.name!r}, seed={self.seed})"
+def checkpoint_game(meta: dict) -> str:
+    """The game a checkpoint was trained on (``fields_of_green`` for checkpoints of the single-game release)."""
+    return str(meta.get("game") or meta.get("env") or DEFAULT_GAME)
 
 
 # ------------------------------------------------------------------ checkpoints
@@ -156,7 +119,11 @@ def checkpoint_metadata(path: str | Path) -> dict:
 
 def check_compatible(path: str | Path, meta: dict, env_facts: dict) -> None:
     """Raise CheckpointError if a checkpoint's ``meta`` does not fit an env with ``env_facts``
-    (``observation_size``, ``action_size``, ``num_players``, ``variant``)."""
+    (``game``, ``observation_size``, ``action_size``, ``num_players``, ``variant``)."""
+    if env_facts.get("game") and (meta.get("game") or meta.get("env")):
+        trained = get_spec(checkpoint_game(meta)).name
+        if trained != env_facts["game"]:
+            raise CheckpointError(f"checkpoint {path} was trained on {trained}, not {env_facts['game']}")
     for key in ("observation_size", "action_size"):
         want, have = meta.get(key), env_facts.get(key)
         if want is not None and have is not None and int(want) != int(have):
@@ -232,42 +199,120 @@ class MaskablePPOPolicy:
         return f"MaskablePPOPolicy({str(self.path)!r}, deterministic={self.deterministic})"
 
 
+# ------------------------------------------------------------------ self-play pools
+
+
+class CheckpointPool:
+    """The ``*.zip`` checkpoints in a folder (self-play pool), loaded lazily and cached; an
+    :class:`~farmgames.wrappers.policies.OpponentPool` for the single-agent env (``probability``: the
+    chance an episode's opponents come from the pool; ``base``: who plays otherwise)."""
+
+    def __init__(self, directory: str | Path, max_size: int | None = None, deterministic: bool = False,
+                 torch_threads: int | None = None, env_facts: dict | None = None, probability: float = 1.0,
+                 base: Any = "heuristic"):
+        if not 0.0 <= float(probability) <= 1.0:
+            raise ValueError(f"opponents.probability must be between 0 and 1, got {probability}")
+        self.directory = Path(directory)
+        self.max_size = max_size
+        self.deterministic = deterministic
+        self.torch_threads = torch_threads
+        self.env_facts = env_facts
+        self.probability = float(probability)
+        self.base = base
+        self.paths: list[Path] = []
+        self._cache: dict[Path, Any] = {}
+
+    def refresh(self) -> int:
+        """Re-scan the folder (a training run adds to it while workers play); returns the pool size."""
+        stamped = []
+        if self.directory.is_dir():
+            for path in self.directory.glob("*.zip"):
+                try:  # the trainer may prune a file between glob and stat
+                    stamped.append((path.stat().st_mtime, path.name, path))
+                except FileNotFoundError:
+                    continue
+        paths = [p for _, _, p in sorted(stamped)]
+        if self.max_size:
+            paths = paths[-self.max_size:]
+        self.paths = paths
+        for stale in set(self._cache) - set(paths):
+            del self._cache[stale]
+        return len(paths)
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def policy(self, path: Path, seed: int) -> Any:
+        if path not in self._cache:
+            if self.torch_threads:
+                import torch
+
+                torch.set_num_threads(self.torch_threads)
+            self._cache[path] = MaskablePPOPolicy(path, deterministic=self.deterministic, seed=seed,
+                                                  env_facts=self.env_facts)
+        return self._cache[path]
+
+    def draw(self, rng: np.random.Generator, seed: int) -> tuple[Any, str] | None:
+        """A random checkpoint of the pool as ``(policy, path)``; None if it was pruned meanwhile."""
+        path = self.paths[int(rng.integers(len(self.paths)))]
+        try:
+            return self.policy(path, seed), str(path)
+        except Exception:  # noqa: BLE001
+            if path.exists():  # a real problem (e.g. another network): say so
+                raise
+            return None  # pruned by the trainer meanwhile: the base opponent plays this seat
+
+
+POOL_KEYS = ("pool", "probability", "base", "pool_size")
+
+
 # ------------------------------------------------------------------ specs
 
 
-def load_policy(spec: Any, seed: int = 0, deterministic: bool = True, env_facts: dict | None = None):
-    """A policy from a spec: ``"random"`` / ``"heuristic"`` (built-in bots), a path to a ``.zip``
-    checkpoint, ``"module:attribute"`` (your own class or factory, called with no arguments), or an
-    object that already has ``act`` (returned as is)."""
+def load_policy(spec: Any, seed: int = 0, deterministic: bool = True, env_facts: dict | None = None,
+                game: str | None = None) -> Any:
+    """A policy from a spec: a bot name of the game (``SPEC.bots``: ``"random"``, ``"heuristic"`` …), a
+    path to a ``.zip`` checkpoint, ``"module:attribute"`` (your own class or factory, called with no
+    arguments), or an object that already has ``act`` (returned as is). ``game`` defaults to
+    ``env_facts["game"]``, else fields_of_green."""
     if hasattr(spec, "act"):
         return spec
+    game = game or (env_facts or {}).get("game") or DEFAULT_GAME
+    names = bot_names(game)
     if not isinstance(spec, (str, Path)):
-        raise ValueError(f"a policy is 'random', 'heuristic', a checkpoint path or 'module:attribute', got {spec!r}")
+        raise ValueError(f"a policy is a bot ({', '.join(names)}), a checkpoint path or 'module:attribute', "
+                         f"got {spec!r}")
     text = str(spec)
-    if text in BUILTIN_BOTS:
-        return BotPolicy(text, seed=seed)
+    if text in names:
+        return BotPolicy(get_spec(game), text, seed=seed)
     path = Path(text)
     if path.suffix == ".zip" or path.exists():
         return MaskablePPOPolicy(path, deterministic=deterministic, seed=seed, env_facts=env_facts)
     if ":" in text:
-        module_name, _, attr = text.partition(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as exc:
-            raise ValueError(f"policy {text!r}: cannot import module {module_name!r} ({exc})") from None
-        try:
-            obj = getattr(module, attr)
-        except AttributeError:
-            raise ValueError(f"policy {text!r}: module {module_name!r} has no attribute {attr!r}") from None
-        policy = obj() if callable(obj) and not hasattr(obj, "act") or isinstance(obj, type) else obj
-        if not hasattr(policy, "act"):
-            raise ValueError(f"policy {text!r} has no act(observation, action_mask) method")
-        if not getattr(policy, "name", None):
-            try:
-                policy.name = text
-            except AttributeError:
-                pass
-        return policy
+        return load_object(text)
     raise ValueError(
-        f"unknown policy {text!r}: use {' or '.join(BUILTIN_BOTS)}, a checkpoint .zip path, or module:attribute"
+        f"unknown policy {text!r}: use a bot of {get_spec(game).name} ({', '.join(names)}), a checkpoint .zip "
+        "path, or module:attribute"
     )
+
+
+def resolve_opponent(spec: Any, *, seed: int = 0, deterministic: bool = False, facts: dict | None = None,
+                     torch_threads: int | None = None) -> Any:
+    """The resolver training passes to :class:`farmgames.wrappers.SingleAgentEnv`: a checkpoint path or
+    ``module:attribute`` -> a policy; a self-play mapping ``{"pool": folder, "probability": p, "base":
+    opponents, "pool_size": k}`` -> a :class:`CheckpointPool`."""
+    if isinstance(spec, dict):
+        unknown = set(spec) - set(POOL_KEYS)
+        if unknown or "pool" not in spec:
+            raise ValueError(
+                "a self-play opponents mapping has keys pool (folder of .zip checkpoints), probability, base, "
+                f"pool_size; got {sorted(spec)}"
+            )
+        return CheckpointPool(spec["pool"], max_size=spec.get("pool_size"), deterministic=deterministic,
+                              torch_threads=torch_threads, env_facts=facts,
+                              probability=float(spec.get("probability", 0.5)), base=spec.get("base", "heuristic"))
+    if is_checkpoint(spec) and torch_threads:
+        import torch
+
+        torch.set_num_threads(torch_threads)
+    return load_policy(spec, seed=seed, deterministic=deterministic, env_facts=facts)

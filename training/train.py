@@ -1,13 +1,14 @@
-"""``farmgames train``: MaskablePPO (sb3-contrib) on the single-agent Fields of Green env, from a YAML config.
+"""``farmgames train``: MaskablePPO (sb3-contrib) on the single-agent env of any game, from a YAML config.
 
-    farmgames train --config configs/ppo_2p_vs_random.yaml
-    farmgames train --config configs/smoke.yaml --total-steps 512 --out /tmp/smoke
+    farmgames train --config configs/fields_of_green/ppo_2p_vs_random.yaml
+    farmgames train --config configs/fields_of_green/smoke.yaml --total-steps 512 --out /tmp/smoke
+    farmgames train --game fields_of_green --config my.yaml     # --game overrides the config's env.game
 
 The output folder (``out`` in the config, default ``runs/<name>``) receives:
 
 * ``resolved.yaml``: the config with every default filled in (``farmgames train --config`` accepts it);
 * ``progress.csv`` and TensorBoard event files (``tensorboard --logdir runs``): SB3's metrics plus
-  ``rollout/win_rate``, ``rollout/vp_mean`` and ``rollout/margin_mean`` over the last episodes;
+  ``rollout/win_rate``, ``rollout/score_mean`` and ``rollout/margin_mean`` over the last episodes;
 * ``checkpoints/model_<steps>_steps.zip`` every ``training.checkpoint_every`` steps, and ``final.zip``;
 * ``pool/`` (self-play only): the checkpoints the opponents are sampled from;
 * ``learning_curve.png`` and ``summary.json`` (steps, wall time, steps/s, last win rate);
@@ -16,7 +17,7 @@ The output folder (``out`` in the config, default ``runs/<name>``) receives:
   losses, timings). ``total_steps: 0`` then stops after the warm start (``final.zip`` = the clone). A
   run with ``init_from`` starts from that checkpoint instead and skips the imitation phase.
 
-Every checkpoint carries the game configuration it was trained for (players, variant, observation and
+Every checkpoint carries the game configuration it was trained for (game, players, variant, observation and
 action sizes; see :func:`farmgames.training.policy.checkpoint_metadata`), so ``farmgames evaluate``
 rebuilds the same env and rejects a mismatched one with a clear error.
 """
@@ -31,11 +32,13 @@ from collections import deque
 from pathlib import Path
 
 from .config import Config, ConfigError, load_config
+from .games import add_game_argument
 from .policy import CHECKPOINT_FORMAT, META_ATTRIBUTE
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", required=True, type=Path, help="YAML config (see configs/)")
+    add_game_argument(parser, default=None)
+    parser.add_argument("--config", required=True, type=Path, help="YAML config (see configs/<game>/)")
     parser.add_argument("--total-steps", type=int, default=None, help="override total_steps")
     parser.add_argument("--out", type=str, default=None, help="override the output folder")
     parser.add_argument("--seed", type=int, default=None, help="override seed")
@@ -49,6 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     overrides = {
+        "env.game": getattr(args, "game", None),
         "total_steps": args.total_steps, "out": args.out, "seed": args.seed, "init_from": args.init_from,
         "training.n_envs": args.n_envs,
         "training.vec_env": args.vec_env, "training.torch_threads": args.torch_threads,
@@ -86,7 +90,13 @@ def opponents_spec(config: Config, out_dir: Path):
 
 
 def env_kwargs(config: Config, out_dir: Path, torch_threads: int | None = None) -> dict:
+    """Keywords of :class:`farmgames.wrappers.SingleAgentEnv` for ``config`` (checkpoints and pools go
+    through training's resolver)."""
+    from .policy import resolve_opponent
+
     return {
+        "game": config.env.game,
+        "resolver": resolve_opponent,
         "num_players": config.env.num_players,
         "opponents": opponents_spec(config, out_dir),
         "learner_seat": config.env.learner_seat,
@@ -104,9 +114,9 @@ class _EnvFactory:
         self.kwargs = kwargs
 
     def __call__(self):
-        from farmgames.wrappers.single_agent import FieldsOfGreenSingleAgentEnv
+        from farmgames.wrappers.single_agent import SingleAgentEnv
 
-        return FieldsOfGreenSingleAgentEnv(**self.kwargs)
+        return SingleAgentEnv(**self.kwargs)
 
 
 def _start_method() -> str:
@@ -118,11 +128,11 @@ def _start_method() -> str:
 def probe_env(config: Config, out_dir: Path) -> dict:
     """Build one env to check the env section early; returns its facts. Errors name the config key."""
     from farmgames.training.policy import CheckpointError
-    from farmgames.wrappers.single_agent import FieldsOfGreenSingleAgentEnv
+    from farmgames.wrappers.single_agent import SingleAgentEnv
 
     kwargs = env_kwargs(config, out_dir)
     try:
-        env = FieldsOfGreenSingleAgentEnv(**kwargs)
+        env = SingleAgentEnv(**kwargs)
     except CheckpointError as exc:
         raise ConfigError(f"'env.opponents': {exc}") from None
     except (TypeError, ValueError) as exc:
@@ -147,10 +157,15 @@ def make_meta(config: Config, facts: dict) -> dict:
         farmgames_version = version("farmgames")
     except PackageNotFoundError:  # pragma: no cover
         farmgames_version = "unknown"
+    from farmgames.envs import get_spec
+
+    spec = get_spec(config.env.game)
     return {
         "format": CHECKPOINT_FORMAT,
-        "env": "fields_of_green_v0",
-        "gym_id": "farmgames/FieldsOfGreen-v0",
+        "game": spec.name,
+        "version": spec.version,
+        "env": spec.env_name,
+        "gym_id": spec.gym_id,
         "num_players": facts["num_players"],
         "variant": facts["variant"],
         "observation_size": facts["observation_size"],
@@ -189,7 +204,7 @@ def _callbacks(config: Config, out_dir: Path, meta: dict):
     from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 
     class EpisodeStats(BaseCallback):
-        """Win rate / VP / margin of the last ``log_window`` finished episodes, logged every rollout;
+        """Win rate / score / margin of the last ``log_window`` finished episodes, logged every rollout;
         redraws the learning curve every ``checkpoint_every`` steps."""
 
         def __init__(self):
@@ -205,7 +220,7 @@ def _callbacks(config: Config, out_dir: Path, meta: dict):
                 if done and "learner_won" in info:
                     self.episodes += 1
                     self.won.append(float(info["learner_won"]))
-                    self.vp.append(float(info["learner_vp"]))
+                    self.vp.append(float(info["learner_score"]))
                     self.margin.append(float(info["learner_margin"]))
                     self.pool.append(float(info.get("pool_opponents", False)))
             return True
@@ -213,7 +228,7 @@ def _callbacks(config: Config, out_dir: Path, meta: dict):
         def _on_rollout_end(self) -> None:
             if self.won:
                 self.logger.record("rollout/win_rate", sum(self.won) / len(self.won))
-                self.logger.record("rollout/vp_mean", sum(self.vp) / len(self.vp))
+                self.logger.record("rollout/score_mean", sum(self.vp) / len(self.vp))
                 self.logger.record("rollout/margin_mean", sum(self.margin) / len(self.margin))
                 if config.self_play.enabled:
                     self.logger.record("rollout/pool_share", sum(self.pool) / len(self.pool))
@@ -368,6 +383,7 @@ def train(config: Config) -> dict:
     base = config.env.opponents
     summary = {
         "config": config.name,
+        "game": config.env.game,
         "steps": int(model.num_timesteps),
         "seconds": elapsed,
         "steps_per_second": model.num_timesteps / elapsed if elapsed > 0 else 0.0,

@@ -1,12 +1,14 @@
-"""Wrappers for training: flat observations for PettingZoo envs, and a single-agent gymnasium env.
+"""Wrappers for training, generic over every registered game (no game names here).
 
 * :func:`flatten_observations` (:class:`FlattenObservation` for AEC, :class:`FlattenObservationParallel`
   for parallel envs): ``{"observation": float32 vector, "action_mask": int8 vector}`` per agent.
-* :class:`FieldsOfGreenSingleAgentEnv`: the learner plays one seat against opponent policies; registered
-  as ``farmgames/FieldsOfGreen-v0`` by ``import farmgames.envs``; exposes ``action_masks()`` for
-  sb3-contrib's MaskablePPO.
+* :class:`SingleAgentEnv`: the learner plays one seat of any game against opponent policies;
+  registered as ``farmgames/<GymName>-v<N>`` for every game by ``import farmgames.envs``; exposes
+  ``action_masks()`` for sb3-contrib's MaskablePPO. :class:`FieldsOfGreenSingleAgentEnv` is the same
+  env with the game fixed.
+* :class:`BotPolicy`: a game's bot (``SPEC.bots``) as a Policy.
 
-Nothing here imports torch or stable-baselines3.
+Nothing here imports torch, stable-baselines3 or :mod:`farmgames.training`.
 """
 
 from .flatten import (
@@ -16,15 +18,22 @@ from .flatten import (
     flatten_observations,
     unflatten_observation,
 )
-from .single_agent import CheckpointPool, FieldsOfGreenSingleAgentEnv, env_facts
+from .policies import BotPolicy, OpponentPool, Policy, load_object, policy_name
+from .single_agent import FieldsOfGreenSingleAgentEnv, SingleAgentEnv, env_facts, make_flat_aec
 
 __all__ = [
-    "CheckpointPool",
+    "BotPolicy",
     "FieldsOfGreenSingleAgentEnv",
     "FlattenObservation",
     "FlattenObservationParallel",
+    "OpponentPool",
+    "Policy",
+    "SingleAgentEnv",
     "env_facts",
     "flat_observation_space",
     "flatten_observations",
+    "load_object",
+    "make_flat_aec",
+    "policy_name",
     "unflatten_observation",
 ]

@@ -1,4 +1,4 @@
-"""Fields of Green as a single-agent gymnasium env: the learner takes one seat, policies play the others.
+"""Any farmgames game as a single-agent gymnasium env: the learner takes one seat, policies play the others.
 
     import gymnasium
     import farmgames.envs  # registers the ids
@@ -8,22 +8,27 @@
     mask = info["action_mask"]                      # also env.unwrapped.action_masks()
     obs, reward, terminated, truncated, info = env.step(int(mask.nonzero()[0][0]))
 
+    from farmgames.wrappers import SingleAgentEnv
+    env = SingleAgentEnv(game="fields_of_green", num_players=2, opponents="random")
+
+* Game: any registered game (``"fields_of_green"`` = its newest version, or ``"fields_of_green_v0"``);
+  players from the game's spec (``SPEC.min_players .. SPEC.max_players``, default ``SPEC.default_players``).
 * Observation: the learner's information state flattened into one float32 ``Box`` (the structured
-  observation of ``fields_of_green_v0`` through :func:`farmgames.wrappers.flatten_observations`).
+  observation of the game's AEC env through :func:`farmgames.wrappers.flatten_observations`).
 * Action: the env's single ``Discrete`` action space; ``action_masks()`` (what sb3-contrib's
   MaskablePPO calls) and ``info["action_mask"]`` give the legal ones.
 * Reward: the learner's OWN reward, accumulated from its action until its next decision (or the end of
   the game, which may come on an opponent's move). With the default reward it is +1 for a win, -1 for a
-  loss on the final step (ties per FOG-END-13), 0 before; ``reward="score"`` (final VP) /
-  ``"margin"`` (VP minus the best opponent's) are passed on to the PettingZoo env like every other
-  variant keyword; ``reward_scale`` multiplies the learner's reward (e.g. 0.05 for margins).
-* Opponents (one policy per other seat): ``"random"``, ``"heuristic"``, a checkpoint ``.zip`` path,
-  ``"module:attribute"``, any object with ``act(observation, action_mask)`` (see
-  :mod:`farmgames.training.policy`), a list of those, one per other seat in turn order after the
-  learner (seat ``learner+1``, ``learner+2``, …), or a self-play pool
-  ``{"pool": "runs/x/pool", "probability": 0.5, "base": "heuristic"}``: with that probability an
-  episode's opponents are drawn from the checkpoints in the folder (re-scanned at every reset, so a
-  training run can add to it while subprocess workers play), otherwise ``base`` plays.
+  loss on the final step (shared wins count for every winner), 0 before; ``reward="score"`` (final
+  score) / ``"margin"`` (score minus the best opponent's) are passed on to the PettingZoo env like every
+  other variant keyword; ``reward_scale`` multiplies the learner's reward (e.g. 0.05 for margins).
+* Opponents (one per other seat): a bot name of the game (``SPEC.bots``, e.g. ``"random"``,
+  ``"heuristic"``), ``"module:attribute"``, any Policy object (``act(observation, action_mask)``, see
+  :mod:`farmgames.wrappers.policies`), a list of those, one per other seat in turn order after the
+  learner (seat ``learner+1``, ``learner+2``, …), or an :class:`~farmgames.wrappers.policies.OpponentPool`
+  (drawn per episode). Anything else — checkpoint paths, self-play pool mappings
+  ``{"pool": "runs/x/pool", "probability": 0.5, "base": "heuristic"}`` — goes through ``resolver``
+  (``farmgames.training.policy.resolve_opponent`` understands both); the wrappers never import training.
 * ``learner_seat``: a seat number, ``"rotate"`` (the next seat each episode) or ``"random"``.
 * An action outside the mask ends the episode with ``illegal_reward`` (default -1) and
   ``info["illegal_action"] = True`` (``illegal_action="raise"`` raises instead); masked policies never
@@ -34,7 +39,7 @@
 
 from __future__ import annotations
 
-import zlib
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,91 +47,52 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from farmgames.envs import face, get_spec
+from farmgames.envs.core.seeding import derive_seed
+from farmgames.envs.core.variants import check_players
+
 from .flatten import FlattenObservation
+from .policies import BotPolicy, load_object
 
-__all__ = ["FieldsOfGreenSingleAgentEnv", "CheckpointPool", "env_facts"]
+__all__ = ["FieldsOfGreenSingleAgentEnv", "SingleAgentEnv", "env_facts", "make_flat_aec"]
 
-BOT_NAMES = ("random", "heuristic")
-
-
-def _derive_seed(*parts: int) -> int:
-    """A stable 31-bit seed from integers (for opponents' generators)."""
-    return zlib.crc32(np.asarray(parts, dtype=np.int64).tobytes()) & 0x7FFFFFFF
+#: ``resolver(spec, *, seed, deterministic, facts, torch_threads)`` -> a Policy (or an OpponentPool)
+Resolver = Callable[..., Any]
 
 
-def _make_aec(num_players: int, render_mode: str | None, variant: dict):
-    from farmgames.envs import fields_of_green_v0
+def make_flat_aec(game: str = "fields_of_green", num_players: int | None = None, render_mode: str | None = None,
+                  **variant: Any) -> FlattenObservation:
+    """The game's raw AEC env with flat observations (what the single-agent env and the arena play)."""
+    return FlattenObservation(face(game).raw_env(num_players=num_players, render_mode=render_mode, **variant))
 
-    return FlattenObservation(fields_of_green_v0.raw_env(num_players=num_players, render_mode=render_mode, **variant))
 
-
-def env_facts(num_players: int = 4, **variant) -> dict:
-    """Sizes a checkpoint must match for this game configuration: ``observation_size``, ``action_size``,
-    ``num_players``, ``variant``."""
-    aec = _make_aec(num_players, None, variant)
+def _facts(spec: Any, aec: Any, variant: dict) -> dict:
     agent = aec.possible_agents[0]
     return {
+        "game": spec.name,
         "observation_size": int(aec.observation_space(agent)["observation"].shape[0]),
         "action_size": int(aec.action_space(agent).n),
-        "num_players": int(num_players),
+        "num_players": int(aec.unwrapped.num_players),
         "variant": dict(variant),
     }
 
 
-class CheckpointPool:
-    """The ``*.zip`` checkpoints in a folder (self-play pool), loaded lazily and cached."""
-
-    def __init__(self, directory: str | Path, max_size: int | None = None, deterministic: bool = False,
-                 torch_threads: int | None = None, env_facts: dict | None = None):
-        self.directory = Path(directory)
-        self.max_size = max_size
-        self.deterministic = deterministic
-        self.torch_threads = torch_threads
-        self.env_facts = env_facts
-        self.paths: list[Path] = []
-        self._cache: dict[Path, Any] = {}
-
-    def refresh(self) -> list[Path]:
-        stamped = []
-        if self.directory.is_dir():
-            for path in self.directory.glob("*.zip"):
-                try:  # the trainer may prune a file between glob and stat
-                    stamped.append((path.stat().st_mtime, path.name, path))
-                except FileNotFoundError:
-                    continue
-        paths = [p for _, _, p in sorted(stamped)]
-        if self.max_size:
-            paths = paths[-self.max_size:]
-        self.paths = paths
-        for stale in set(self._cache) - set(paths):
-            del self._cache[stale]
-        return paths
-
-    def __len__(self) -> int:
-        return len(self.paths)
-
-    def policy(self, path: Path, seed: int):
-        if path not in self._cache:
-            from farmgames.training.policy import MaskablePPOPolicy
-
-            if self.torch_threads:
-                import torch
-
-                torch.set_num_threads(self.torch_threads)
-            self._cache[path] = MaskablePPOPolicy(path, deterministic=self.deterministic, seed=seed,
-                                                  env_facts=self.env_facts)
-        return self._cache[path]
+def env_facts(num_players: int | None = None, *, game: str = "fields_of_green", **variant: Any) -> dict:
+    """Sizes a checkpoint must match for this game configuration: ``game``, ``observation_size``,
+    ``action_size``, ``num_players``, ``variant``."""
+    return _facts(get_spec(game), make_flat_aec(game, num_players, None, **variant), variant)
 
 
-class FieldsOfGreenSingleAgentEnv(gymnasium.Env):
-    """One learner seat of Fields of Green against policies in the other seats (see module doc)."""
+class SingleAgentEnv(gymnasium.Env):
+    """One learner seat of a game against policies in the other seats (see module doc)."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "FieldsOfGreen-v0", "render_fps": 4}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array", "human"], "name": "farmgames", "render_fps": 4}
 
     def __init__(
         self,
-        num_players: int = 4,
-        opponents: Any = "heuristic",
+        game: str = "fields_of_green",
+        num_players: int | None = None,
+        opponents: Any = None,
         learner_seat: int | str = "rotate",
         render_mode: str | None = None,
         deterministic_opponents: bool = False,
@@ -134,43 +100,37 @@ class FieldsOfGreenSingleAgentEnv(gymnasium.Env):
         illegal_action: str = "terminate",
         illegal_reward: float = -1.0,
         reward_scale: float = 1.0,
-        **variant,
+        resolver: Resolver | None = None,
+        **variant: Any,
     ):
         super().__init__()
-        if isinstance(num_players, bool) or num_players not in (2, 3, 4):
-            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
-        if isinstance(learner_seat, str):
-            if learner_seat not in ("rotate", "random"):
-                raise ValueError(f"learner_seat must be a seat number, 'rotate' or 'random', got {learner_seat!r}")
-        elif isinstance(learner_seat, bool) or not isinstance(learner_seat, (int, np.integer)) \
-                or not 0 <= learner_seat < num_players:
-            raise ValueError(f"learner_seat must be a seat 0..{num_players - 1}, 'rotate' or 'random', got {learner_seat!r}")
-        if illegal_action not in ("terminate", "raise"):
-            raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
+        self.spec_game = spec = get_spec(game)
+        self.game_name = spec.env_name
+        self.metadata = {**type(self).metadata, "name": f"{spec.gym_name}-v{spec.version}"}
+        num_players = spec.default_players if num_players is None else num_players
+        self.num_players = check_players(spec, num_players)
+        self._check_options(learner_seat, illegal_action)
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.reward_scale = float(reward_scale)
-        self.num_players = int(num_players)
         self.learner_seat_mode = learner_seat
         self.render_mode = render_mode
         self.variant = dict(variant)
         self.deterministic_opponents = bool(deterministic_opponents)
         self.torch_threads = torch_threads
-        self._aec = _make_aec(self.num_players, render_mode, self.variant)
+        self.resolver = resolver
+        self._aec = make_flat_aec(self.game_name, self.num_players, render_mode, **self.variant)
         self.agents = list(self._aec.possible_agents)
         agent0 = self.agents[0]
         self.observation_space = self._aec.observation_space(agent0)["observation"]
         self.action_space = self._aec.action_space(agent0)
         if not isinstance(self.action_space, spaces.Discrete):
             raise TypeError(f"expected a Discrete action space, got {self.action_space}")
-        self.facts = {
-            "observation_size": int(self.observation_space.shape[0]),
-            "action_size": int(self.action_space.n),
-            "num_players": self.num_players,
-            "variant": dict(self.variant),
-        }
-        self._base_specs, self._pool, self._pool_probability = self._parse_opponents(opponents)
+        self.facts = _facts(spec, self._aec, self.variant)
+        if opponents is None:
+            opponents = "heuristic" if "heuristic" in spec.bots else "random"
         self._policy_cache: dict[tuple, Any] = {}
+        self._base_policies, self._pool = self._parse_opponents(opponents)
         self._episode = 0
         self._seat_offset = 0
         self.learner_seat: int = learner_seat if isinstance(learner_seat, int) else 0
@@ -181,95 +141,93 @@ class FieldsOfGreenSingleAgentEnv(gymnasium.Env):
         self._decisions = 0
         self._used_pool = False
 
+    def _check_options(self, learner_seat: Any, illegal_action: Any) -> None:
+        n = self.num_players
+        if isinstance(learner_seat, str):
+            if learner_seat not in ("rotate", "random"):
+                raise ValueError(f"learner_seat must be a seat number, 'rotate' or 'random', got {learner_seat!r}")
+        elif isinstance(learner_seat, bool) or not isinstance(learner_seat, (int, np.integer)) \
+                or not 0 <= learner_seat < n:
+            raise ValueError(f"learner_seat must be a seat 0..{n - 1}, 'rotate' or 'random', got {learner_seat!r}")
+        if illegal_action not in ("terminate", "raise"):
+            raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
+
     # ------------------------------------------------------------------ opponents
 
-    def _parse_opponents(self, opponents):
+    def _resolve(self, item: Any, seed: int = 0) -> Any:
+        if self.resolver is None:
+            return None
+        return self.resolver(item, seed=seed, deterministic=self.deterministic_opponents, facts=self.facts,
+                             torch_threads=self.torch_threads)
+
+    @staticmethod
+    def _is_pool(item: Any) -> bool:
+        return hasattr(item, "draw") and hasattr(item, "refresh")
+
+    def _parse_opponents(self, opponents: Any) -> tuple[list[tuple[Any, str]], Any]:
+        """``([(policy, name) per other seat in turn order after the learner], pool or None)``."""
         n_other = self.num_players - 1
-        pool, probability = None, 0.0
-        if isinstance(opponents, dict):
-            unknown = set(opponents) - {"pool", "probability", "base", "pool_size"}
-            if unknown or "pool" not in opponents:
-                raise ValueError(
-                    "a self-play opponents mapping has keys pool (folder of .zip checkpoints), probability, base, "
-                    f"pool_size; got {sorted(opponents)}"
-                )
-            probability = float(opponents.get("probability", 0.5))
-            if not 0.0 <= probability <= 1.0:
-                raise ValueError(f"opponents.probability must be between 0 and 1, got {probability}")
-            pool = CheckpointPool(opponents["pool"], max_size=opponents.get("pool_size"),
-                                  deterministic=self.deterministic_opponents, torch_threads=self.torch_threads,
-                                  env_facts=self.facts)
-            opponents = opponents.get("base", "heuristic")
-        if isinstance(opponents, CheckpointPool):
-            pool, probability, opponents = opponents, 1.0, "heuristic"
+        pool = None
+        if isinstance(opponents, Mapping):
+            pool = self._resolve(dict(opponents))
+            if not self._is_pool(pool):
+                raise ValueError(f"an opponents mapping ({sorted(opponents)}) needs a resolver that turns it into an "
+                                 "opponent pool, e.g. resolver=farmgames.training.policy.resolve_opponent")
+        elif self._is_pool(opponents):
+            pool = opponents
+        if pool is not None:
+            opponents = pool.base
         if isinstance(opponents, (list, tuple)):
-            specs = list(opponents)
-            if len(specs) != n_other:
-                raise ValueError(
-                    f"opponents lists one policy per other seat: {n_other} for {self.num_players} players, got {len(specs)}"
-                )
+            items = list(opponents)
+            if len(items) != n_other:
+                raise ValueError(f"opponents lists one policy per other seat: {n_other} for {self.num_players} "
+                                 f"players, got {len(items)}")
         else:
-            specs = [opponents] * n_other
-        for spec in specs:
-            self._check_spec(spec)
-        return specs, pool, probability
+            items = [opponents] * n_other
+        return [self._policy_for(item, relative) for relative, item in enumerate(items, 1)], pool
 
-    def _check_spec(self, spec) -> None:
-        if hasattr(spec, "act"):
-            return
-        if not isinstance(spec, (str, Path)):
-            raise ValueError(f"an opponent is 'random', 'heuristic', a checkpoint path, 'module:attribute' or a "
-                             f"policy object with act(observation, action_mask); got {spec!r}")
-        text = str(spec)
-        if text in BOT_NAMES or ":" in text:
-            return
-        from farmgames.training.policy import check_compatible, checkpoint_metadata
-
-        check_compatible(text, checkpoint_metadata(text), self.facts)  # early, clear errors
-
-    def _policy_for(self, spec, relative: int, seed: int):
-        """A policy object for an opponent spec (cached; bots get one object per relative seat)."""
-        if hasattr(spec, "act"):
-            return spec
-        text = str(spec)
-        key = (text, relative) if text in BOT_NAMES else (text,)
+    def _policy_for(self, item: Any, relative: int) -> tuple[Any, str]:
+        """A policy object for an opponent (bots: one object per relative seat; others cached by name)."""
+        if hasattr(item, "act"):
+            return item, getattr(item, "name", None) or str(item)
+        bots = self.spec_game.bots
+        if not isinstance(item, (str, Path)):
+            raise ValueError(f"an opponent is a bot name of {self.spec_game.name} ({', '.join(sorted(bots))}), "
+                             "'module:attribute', a policy object with act(observation, action_mask) or, with a "
+                             f"resolver, a checkpoint path; got {item!r}")
+        text = str(item)
+        key = (text, relative) if text in bots else (text,)
         policy = self._policy_cache.get(key)
         if policy is None:
-            from farmgames.training.policy import load_policy
-
-            if text not in BOT_NAMES and self.torch_threads:
-                import torch
-
-                torch.set_num_threads(self.torch_threads)
-            policy = load_policy(text, seed=seed, deterministic=self.deterministic_opponents, env_facts=self.facts)
+            policy = self._build(text)
             self._policy_cache[key] = policy
-        return policy
+        return policy, getattr(policy, "name", None) or text
+
+    def _build(self, text: str) -> Any:
+        if text in self.spec_game.bots:
+            return BotPolicy(self.spec_game, text)
+        policy = self._resolve(text)
+        if policy is not None:
+            return policy
+        if ":" in text and not Path(text).exists():
+            return load_object(text)
+        raise ValueError(f"unknown opponent {text!r}: the bots of {self.spec_game.name} are "
+                         f"{', '.join(sorted(self.spec_game.bots))}; checkpoint paths need "
+                         "resolver=farmgames.training.policy.resolve_opponent")
 
     def _choose_opponents(self, game_seed: int) -> None:
+        pool = self._pool
         use_pool = False
-        self._used_pool = False
-        if self._pool is not None and self._pool_probability > 0:
-            self._pool.refresh()
-            use_pool = len(self._pool) > 0 and self.np_random.random() < self._pool_probability
+        if pool is not None and pool.probability > 0:
+            use_pool = pool.refresh() > 0 and self.np_random.random() < pool.probability
         self._used_pool = use_pool
         game = self._aec.unwrapped.game
         self.opponents, self.opponent_names = {}, {}
         for relative in range(1, self.num_players):
             seat = (self.learner_seat + relative) % self.num_players
-            seed = _derive_seed(game_seed, seat)
-            policy = None
-            if use_pool:
-                path = self._pool.paths[int(self.np_random.integers(len(self._pool)))]
-                try:
-                    policy, name = self._pool.policy(path, seed), str(path)
-                except Exception:  # noqa: BLE001
-                    if path.exists():  # a real problem (e.g. another network): say so
-                        raise
-                    policy = None  # pruned by the trainer meanwhile: the base opponent plays this seat
-            if policy is None:
-                spec = self._base_specs[relative - 1]
-                policy = self._policy_for(spec, relative, seed)
-                name = getattr(policy, "name", None) or str(spec)
+            seed = derive_seed(game_seed, seat)
+            drawn = pool.draw(self.np_random, seed) if use_pool else None
+            policy, name = drawn if drawn is not None else self._base_policies[relative - 1]
             if hasattr(policy, "reset"):
                 policy.reset(seed=seed)
             if hasattr(policy, "attach"):
@@ -310,7 +268,7 @@ class FieldsOfGreenSingleAgentEnv(gymnasium.Env):
         self._done = False
         self._decisions = 0
         self._play_opponents()  # the learner's reward is 0 before its first decision
-        if self._done:  # cannot happen in Fields of Green: every player decides in year 1
+        if self._done:  # a game where the learner never decides cannot be learned from
             raise RuntimeError("the game ended before the learner's first decision")
         return self._learner_obs(), self._info()
 
@@ -408,7 +366,8 @@ class FieldsOfGreenSingleAgentEnv(gymnasium.Env):
                 "scores": scores,
                 "winners": winners,
                 "learner_won": me in winners,
-                "learner_vp": scores[me],
+                "learner_score": scores[me],
+                "learner_vp": scores[me],  # the name of the single-game release
                 "learner_margin": scores[me] - best_other,
                 "returns": list(game.returns()),
                 "decisions": self._decisions,
@@ -417,3 +376,14 @@ class FieldsOfGreenSingleAgentEnv(gymnasium.Env):
                 "game_seed": self.game_seed,
             })
         return info
+
+
+class FieldsOfGreenSingleAgentEnv(SingleAgentEnv):
+    """:class:`SingleAgentEnv` with ``game="fields_of_green"`` fixed (the name of the single-game release;
+    same defaults: 4 players against heuristic bots)."""
+
+    def __init__(self, num_players: int = 4, opponents: Any = "heuristic", **kwargs: Any):
+        game = kwargs.pop("game", "fields_of_green")
+        if get_spec(game).name != "fields_of_green":
+            raise TypeError(f"FieldsOfGreenSingleAgentEnv plays fields_of_green, not {game!r}; use SingleAgentEnv(game=...)")
+        super().__init__(game=game, num_players=num_players, opponents=opponents, **kwargs)

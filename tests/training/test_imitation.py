@@ -117,13 +117,13 @@ def test_behaviour_cloning_learns_the_teacher(demos):
     import torch
 
     from farmgames.training.train import build_model
-    from farmgames.wrappers.single_agent import FieldsOfGreenSingleAgentEnv
+    from farmgames.wrappers.single_agent import SingleAgentEnv
 
     torch.manual_seed(0)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # small batches: more threads than free cores is many times slower
     config = config_from_dict({**TINY, "ppo": {**TINY["ppo"], "features_dim": 64, "net_arch": [64]}})
-    env = FieldsOfGreenSingleAgentEnv(**{**demo_env_kwargs(config), "torch_threads": None})
+    env = SingleAgentEnv(**{**demo_env_kwargs(config), "torch_threads": None})
     model = build_model(config, env)
     train_idx = np.flatnonzero(demos["game"] < 2)  # behaviour_clone holds out the last game of three
     returns = discounted_returns(demos["reward"], demos["game"], 0.99)

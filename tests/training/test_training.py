@@ -22,8 +22,8 @@ from farmgames.training.policy import (
     load_policy,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
-CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+ROOT = Path(__file__).resolve().parents[2]
+CONFIGS = sorted((ROOT / "configs").glob("*/*.yaml"))
 
 
 # ------------------------------------------------------------------ configs
@@ -65,7 +65,7 @@ def test_config_types_and_values_are_checked():
 
 
 def test_resolved_config_round_trips(tmp_path):
-    config = load_config(ROOT / "configs" / "ppo_2p_vs_heuristic.yaml", {"total_steps": 123})
+    config = load_config(ROOT / "configs" / "fields_of_green" / "ppo_2p_vs_heuristic.yaml", {"total_steps": 123})
     config.dump(tmp_path / "resolved.yaml")
     again = load_config(tmp_path / "resolved.yaml")
     assert again == config and again.total_steps == 123
@@ -94,12 +94,12 @@ class FirstLegal:
 
 def test_policy_protocol():
     assert isinstance(FirstLegal(), Policy)
-    assert isinstance(BotPolicy("random"), Policy)
+    assert isinstance(BotPolicy("fields_of_green", "random"), Policy)
     assert load_policy("heuristic").name == "heuristic"
     user = load_policy(f"{__name__}:FirstLegal")
     assert isinstance(user, FirstLegal)
     with pytest.raises(ValueError, match="unknown bot"):
-        BotPolicy("clever")
+        BotPolicy("fields_of_green", "clever")
     with pytest.raises(ValueError, match="unknown policy"):
         load_policy("clever")
 
@@ -173,7 +173,7 @@ def test_evaluate_heuristic_vs_random_fixed_seeds(tmp_path):
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("smoke") / "run"
-    code = main(["train", "--config", str(ROOT / "configs" / "smoke.yaml"), "--out", str(out), "--no-progress"])
+    code = main(["train", "--config", str(ROOT / "configs" / "fields_of_green" / "smoke.yaml"), "--out", str(out), "--no-progress"])
     assert code == 0
     return out
 
@@ -222,21 +222,25 @@ def test_mismatched_checkpoint_error(smoke_run, capsys):
 
 
 def test_checkpoint_as_opponent_and_self_play_pool(smoke_run, tmp_path):
-    from farmgames.wrappers import FieldsOfGreenSingleAgentEnv
+    from farmgames.training.policy import resolve_opponent
+    from farmgames.wrappers import FieldsOfGreenSingleAgentEnv, SingleAgentEnv
 
     final = smoke_run / "final.zip"
     pool = tmp_path / "pool"
     pool.mkdir()
     (pool / "a.zip").write_bytes(final.read_bytes())
-    env = FieldsOfGreenSingleAgentEnv(num_players=2, opponents={"pool": str(pool), "probability": 1.0})
+    env = SingleAgentEnv(game="fields_of_green", num_players=2, opponents={"pool": str(pool), "probability": 1.0},
+                         resolver=resolve_opponent)
     obs, info = env.reset(seed=0)
     assert env.opponent_names[1 - env.learner_seat].endswith("a.zip")
     done = False
     while not done:
         obs, reward, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
     assert reward == env.game.returns()[env.learner_seat]
-    env2 = FieldsOfGreenSingleAgentEnv(num_players=2, opponents=str(final))
+    env2 = FieldsOfGreenSingleAgentEnv(num_players=2, opponents=str(final), resolver=resolve_opponent)
     env2.reset(seed=1)
+    with pytest.raises(ValueError, match="resolver"):  # without a resolver the wrappers know no checkpoints
+        FieldsOfGreenSingleAgentEnv(num_players=2, opponents=str(final))
 
 
 def test_league_table(smoke_run, tmp_path, capsys):

@@ -12,7 +12,7 @@ from gymnasium import spaces
 
 import farmgames.envs  # noqa: F401  (registers the ids)
 from farmgames.envs import fields_of_green_v0
-from farmgames.envs.fields_of_green.bots import make_bot
+from farmgames.envs.core.bots import make_bot as _make_bot
 from farmgames.wrappers import (
     FieldsOfGreenSingleAgentEnv,
     FlattenObservation,
@@ -21,6 +21,10 @@ from farmgames.wrappers import (
     flatten_observations,
     unflatten_observation,
 )
+
+
+def make_bot(name, seed=0):
+    return _make_bot(fields_of_green_v0.SPEC.bots, name, seed)
 
 
 def _masked_choice(rng, mask):
@@ -261,7 +265,7 @@ def test_opponent_specs_are_checked():
         FieldsOfGreenSingleAgentEnv(num_players=3, opponents=["random"])
     with pytest.raises(ValueError, match="learner_seat"):
         FieldsOfGreenSingleAgentEnv(num_players=2, learner_seat=2)
-    with pytest.raises(Exception, match="does not exist"):
+    with pytest.raises(ValueError, match="resolver"):
         FieldsOfGreenSingleAgentEnv(num_players=2, opponents="no/such/model.zip")
     env = FieldsOfGreenSingleAgentEnv(num_players=3, opponents=["random", "heuristic"], learner_seat=0)
     env.reset(seed=0)
@@ -288,3 +292,67 @@ def test_reward_modes_are_the_learners_own(reward):
         total += r
     expected = info["learner_vp"] if reward == "score" else info["learner_margin"]
     assert total == pytest.approx(0.5 * expected)
+
+
+# ------------------------------------------------------------------ generic over games
+
+
+def test_single_agent_env_with_game_name():
+    from farmgames.wrappers import BotPolicy, SingleAgentEnv
+
+    env = SingleAgentEnv(game="fields_of_green", num_players=2, opponents="random")
+    alias = FieldsOfGreenSingleAgentEnv(num_players=2, opponents="random")
+    assert env.metadata["name"] == "FieldsOfGreen-v0"
+    assert env.observation_space == alias.observation_space and env.action_space == alias.action_space
+    a, ia = env.reset(seed=5)
+    b, ib = alias.reset(seed=5)
+    np.testing.assert_array_equal(a, b)  # the alias is the same env
+    assert SingleAgentEnv(game="fields_of_green_v0").num_players == fields_of_green_v0.SPEC.default_players
+    assert isinstance(SingleAgentEnv(num_players=2, opponents=BotPolicy(fields_of_green_v0.SPEC, "random"))
+                      .reset(seed=0)[0], np.ndarray)
+    with pytest.raises(ValueError, match="registered games"):
+        SingleAgentEnv(game="chess")
+    with pytest.raises(ValueError, match="num_players must be one of 2, 3, 4"):
+        SingleAgentEnv(game="fields_of_green", num_players=5)
+    with pytest.raises(ValueError, match="unknown bot"):
+        BotPolicy("fields_of_green", "alphazero")
+
+
+@pytest.mark.parametrize("row", farmgames.envs.GAMES, ids=[r.env_name for r in farmgames.envs.GAMES])
+def test_single_agent_env_plays_every_registered_game(row):
+    """Players from the spec, opponents from its bot table: one complete episode of every game."""
+    from farmgames.wrappers import SingleAgentEnv, env_facts
+
+    spec = farmgames.envs.get_spec(row.env_name)
+    n = spec.min_players
+    env = SingleAgentEnv(game=row.env_name, num_players=n, opponents="random", learner_seat=n - 1)
+    assert env_facts(n, game=row.env_name)["observation_size"] == env.observation_space.shape[0]
+    obs, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        assert env.observation_space.contains(obs)
+        obs, reward, done, truncated, info = env.step(_masked_choice(rng, info["action_mask"]))
+    assert info["learner_score"] == env.game.scores()[n - 1].total
+    made = gymnasium.make(row.gym_id, num_players=n, opponents="random")
+    made.reset(seed=1)
+    assert made.unwrapped.game_name == row.env_name
+
+
+def test_wrappers_never_import_training():
+    """The arrow points one way: using the single-agent env with bot opponents loads no training module."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np\n"
+        "from farmgames.wrappers import SingleAgentEnv\n"
+        "env = SingleAgentEnv(game='fields_of_green', num_players=2, opponents='heuristic')\n"
+        "obs, info = env.reset(seed=0)\n"
+        "for _ in range(20):\n"
+        "    obs, r, done, _, info = env.step(int(np.flatnonzero(info['action_mask'])[0]))\n"
+        "bad = sorted(m for m in sys.modules if m.startswith('farmgames.training') or m in ('torch', 'sb3_contrib'))\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"wrappers imported {out.stdout.strip()}"

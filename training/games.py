@@ -1,0 +1,42 @@
+"""The ``--game`` option every command shares, and player counts from the game's spec.
+
+Commands never name a game: they take ``--game`` (default ``fields_of_green``), look its
+:class:`~farmgames.envs.core.spec.GameSpec` up in the registry and read players, bots and words from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from farmgames.envs import GAME_NAMES, get_spec
+
+DEFAULT_GAME = "fields_of_green"
+
+__all__ = ["DEFAULT_GAME", "add_game_argument", "check_players", "game_type", "player_counts"]
+
+
+def game_type(text: str) -> str:
+    """argparse ``type`` of ``--game``: a registered game (or ``<game>_v<N>``); the error lists them."""
+    try:
+        get_spec(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def add_game_argument(parser: argparse.ArgumentParser, default: str | None = DEFAULT_GAME) -> None:
+    shown = default or "a checkpoint's game, else " + DEFAULT_GAME
+    parser.add_argument("--game", type=game_type, default=default, metavar="GAME",
+                        help=f"which game: {', '.join(GAME_NAMES)} (or <game>_v<N>; default {shown})")
+
+
+def player_counts(spec: Any) -> str:
+    return ", ".join(str(n) for n in spec.player_counts)
+
+
+def check_players(spec: Any, players: Any, option: str = "--players") -> int:
+    """``players`` if the game allows it, else ValueError naming the allowed counts."""
+    if isinstance(players, bool) or not isinstance(players, int) or players not in spec.player_counts:
+        raise ValueError(f"{option} must be one of {player_counts(spec)} for {spec.name}, got {players!r}")
+    return players
