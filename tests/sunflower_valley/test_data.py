@@ -1,4 +1,5 @@
-"""Sheet layouts and pads as validated data (SV-SHEET-*, SV-RULING-1/2/3/8, SV-COMP-3): the data files agree
+"""Sheet layouts and pads as validated data (SV-SHEET-*, SV-RULING-1, SV-RULING-2, SV-RULING-3, SV-RULING-8,
+SV-COMP-3): the data files agree
 with the rulebook's region tables, and broken files are rejected naming file, entry and field."""
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def test_hex_grid():
 
 @pytest.mark.parametrize("letter", "ABCDEF")
 def test_layouts_match_rulebook(letter):
-    """SV-RULING-2, SV-SHEET-1/2/3/6/7, SV-RULING-8: each map = the rulebook's table: 5 mountains, five colours
+    """SV-RULING-2, SV-SHEET-1, SV-SHEET-2, SV-SHEET-3, SV-SHEET-6, SV-SHEET-7, SV-RULING-8: each map = the
+    rulebook's table: 5 mountains, five colours
     blue/orange/purple/green/red of 5 connected hexes, no adjacent mountains, every region touches a mountain."""
     lay = LAYOUTS[letter]
     mountains, *regions = REGIONS[letter]

@@ -1,5 +1,6 @@
 """Setup, rounds, turns, symbols, inhabitants and the end (SV-SETUP-*, SV-ROUND-*, SV-TURN-*, SV-SYM-*,
-SV-INH-*, SV-END-*, SV-RULING-4/5/9/10/13/15/18; spec: sunflower_valley.md)."""
+SV-INH-*, SV-END-*, SV-RULING-4, SV-RULING-5, SV-RULING-9, SV-RULING-10, SV-RULING-13, SV-RULING-15, SV-RULING-18;
+spec: sunflower_valley.md)."""
 
 from __future__ import annotations
 
@@ -52,7 +53,8 @@ def play_random(game: Game, rng: random.Random, turns: int | None = None) -> Gam
 
 
 def test_components():
-    """SV-COMP-1/3/4/5/6: 6 dice, pads A–F, 2–5 players (5 pencils), one first player."""
+    """SV-COMP-1, SV-COMP-3, SV-COMP-4, SV-COMP-5, SV-COMP-6: 6 dice, pads A–F, 2–5 players (5 pencils), one first
+    player."""
     assert DICE == 6 and sum(Game(2, 0).pool) == 6
     assert LETTERS == "ABCDEF" and sorted(PADS) == list(LETTERS)
     for n in (2, 3, 4, 5):
@@ -64,7 +66,7 @@ def test_components():
 
 
 def test_board_has_start_scheme_and_playing_side():
-    """SV-COMP-2, SV-BOARD-1/2, SV-SETUP-8: the start scheme (the pads' pictures) and the playing side (one
+    """SV-COMP-2, SV-BOARD-1, SV-BOARD-2, SV-SETUP-8: the start scheme (the pads' pictures) and the playing side (one
     slot per colour, 6 dice ready); at the start all 5 slots are free and the pool holds the round's roll."""
     g = Game(3, 5)
     assert len({p.picture for p in PADS.values()}) == 6
@@ -89,7 +91,7 @@ def test_common_letter_drawn_or_given():
 
 
 def test_start_house_from_an_unused_pad():
-    """SV-SETUP-3/4: each player draws a distinct pad other than the common letter and draws a house in that
+    """SV-SETUP-3, SV-SETUP-4: each player draws a distinct pad other than the common letter and draws a house in that
     pad's start hex; over many seeds every unused pad occurs and the common letter's never does."""
     seen = Counter()
     for seed in range(300):
@@ -110,7 +112,7 @@ def test_two_inhabitants_and_no_more_for_the_start_house():
 
 
 def test_first_player_random_or_given():
-    """SV-SETUP-6/7, SV-RULING-13: the first player is a seeded random seat unless configured."""
+    """SV-SETUP-6, SV-SETUP-7, SV-RULING-13: the first player is a seeded random seat unless configured."""
     assert {Game(4, s).first for s in range(100)} == {0, 1, 2, 3}
     g = Game(4, 7, first_player=2)
     assert g.first == g.current_player == 2
@@ -137,7 +139,8 @@ def test_general_definitions():
 
 
 def test_round_phases_roll_then_turns():
-    """SV-ROUND-1/2: phase A rolls all 6 dice (the pool); in phase B the faces never change, dice only leave."""
+    """SV-ROUND-1, SV-ROUND-2: phase A rolls all 6 dice (the pool); in phase B the faces never change, dice only
+    leave."""
     g = Game(3, 2)
     start = list(g.pool)
     g.apply(g.legal_actions()[0])
@@ -146,7 +149,7 @@ def test_round_phases_roll_then_turns():
 
 
 def test_turns_clockwise_from_first_player_and_wrap():
-    """SV-ROUND-3/4: turns go first, first+1, ... clockwise, wrapping, until all 5 slots are taken."""
+    """SV-ROUND-3, SV-ROUND-4: turns go first, first+1, ... clockwise, wrapping, until all 5 slots are taken."""
     g = Game(2, 1, first_player=1)
     seats = []
     for _ in range(5):
@@ -194,7 +197,8 @@ def test_equal_turns_and_round_count(n, rounds, last):
 
 
 def test_normal_turn_takes_die_slot_and_hex():
-    """SV-TURN-1/2/3: take a die showing face(s), occupy the slot of the hex's colour, draw s in that hex."""
+    """SV-TURN-1, SV-TURN-2, SV-TURN-3: take a die showing face(s), occupy the slot of the hex's colour, draw s in
+    that hex."""
     g = scenario(2, letter="A", pool={"house": 1, "sheep": 2, "sunflower": 3}, first=0)
     a = normal_id(SHEEP, parse_hex("B1"))  # B1 is green on layout A
     g.apply(a)
@@ -308,7 +312,7 @@ def test_die_faces_uniform():
 
 
 def test_house_gives_two_inhabitants_super_one():
-    """SV-SYM-2/3/8, SV-INH-1: house +2, super sunflower +1, sheep / sunflower / rails nothing."""
+    """SV-SYM-2, SV-SYM-3, SV-SYM-8, SV-INH-1: house +2, super sunflower +1, sheep / sunflower / rails nothing."""
     for s, gain in [(HOUSE, 2), (SUPER, 1), (SHEEP, 0), (SUNFLOWER, 0), (4, 0), (9, 0)]:
         g = scenario(2, letter="A", pool=[1, 1, 1, 1, 1, 1], first=0)
         g.apply(normal_id(s, parse_hex("B1")))
@@ -316,7 +320,7 @@ def test_house_gives_two_inhabitants_super_one():
 
 
 def test_inhabitants_formula_and_no_limit():
-    """SV-INH-1/2: count = 2 + 2 per house + 1 per super sunflower, without an upper limit."""
+    """SV-INH-1, SV-INH-2: count = 2 + 2 per house + 1 per super sunflower, without an upper limit."""
     rng = random.Random(5)
     g = play_random(Game(3, 5), rng)
     for p, sheet in enumerate(g.sheets):
@@ -327,7 +331,8 @@ def test_inhabitants_formula_and_no_limit():
 
 
 def test_rail_orientations():
-    """SV-SYM-5/6/7, SV-RULING-5: straight = opposite sides (3 ways), curved = one side between (6 ways);
+    """SV-SYM-5, SV-SYM-6, SV-SYM-7, SV-RULING-5: straight = opposite sides (3 ways), curved = one side between (6
+    ways);
     neighbouring sides never."""
     for s in STRAIGHT:
         a, b = RAIL_SIDES[s]
@@ -347,7 +352,7 @@ def test_rail_orientations():
 
 
 def test_game_ends_when_no_sheet_has_an_empty_hex():
-    """SV-END-1/2: the end is immediate, even in the middle of a round (4 players: after 1 turn of round 20)."""
+    """SV-END-1, SV-END-2: the end is immediate, even in the middle of a round (4 players: after 1 turn of round 20)."""
     g = play_random(Game(4, 12), random.Random(12))
     assert g.is_terminal() and g.current_player is None and g.legal_actions() == []
     assert all(EMPTY not in s for s in g.sheets) and g.turn_in_round == 1

@@ -1,5 +1,6 @@
 """Scoring A–G, the definitions behind it and the winner (SV-DEF-*, SV-SCORE-*, SV-WIN-*, SV-VAR-*,
-SV-RULING-6/7/11/12/14), on small explicit sheets of layout A (spec: sunflower_valley.md)."""
+SV-RULING-6, SV-RULING-7, SV-RULING-11, SV-RULING-12, SV-RULING-14), on small explicit sheets of layout A (spec:
+sunflower_valley.md)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ class TestWorkedExample13:
         return {k: v for k, v in cells.items() if v}
 
     def test_settlements_chains_and_clusters(self):
-        """SV-DEF-2/6/7: settlements {C1} {C4} {C6} {E5}; chains C2–C3 (2), C5 (1), D6–E6 (2); one cluster."""
+        """SV-DEF-2, SV-DEF-6, SV-DEF-7: settlements {C1} {C4} {C6} {E5}; chains C2–C3 (2), C5 (1), D6–E6 (2); one
+        cluster."""
         g = one_sheet(self.sheet())
         assert g.pads[0] == "C"
         info = analyse(g.sheets[0], A.mountains)
@@ -48,7 +50,8 @@ class TestWorkedExample13:
         assert len(info.networks) == 1 and len(info.networks[0]) == 4
 
     def test_pairs_A_and_B(self):
-        """Flocks {A1, B1}, {D5}; 3 sheep eligible for all 4 houses: A = 9, B = -5 (SV-SCORE-A1..A6, B1)."""
+        """Flocks {A1, B1}, {D5}; 3 sheep eligible for all 4 houses: A = 9, B = -5 (SV-SCORE-A1, SV-SCORE-A2,
+        SV-SCORE-A3, SV-SCORE-A4, SV-SCORE-A5, SV-SCORE-A6, B1)."""
         s = score0(self.sheet())
         assert (s.houses_with_sheep, s.houses_without_sheep, s.pairs) == (9, -5, 3)
 
@@ -88,13 +91,13 @@ class TestWorkedExample13:
 
 
 def test_settlement_of_adjacent_houses():
-    """SV-DEF-1/2: adjacent houses form one settlement; a lone house is a settlement of one."""
+    """SV-DEF-1, SV-DEF-2: adjacent houses form one settlement; a lone house is a settlement of one."""
     info = analyse(one_sheet({"C1": "H", "C2": "H", "C4": "H"}).sheets[0], A.mountains)
     assert sorted(len(hexes(m)) for m in info.settlements) == [1, 2]
 
 
 def test_flock_of_adjacent_sheep():
-    """SV-DEF-3/4: adjacent sheep form a flock; a lone sheep is a flock of one."""
+    """SV-DEF-3, SV-DEF-4: adjacent sheep form a flock; a lone sheep is a flock of one."""
     info = analyse(one_sheet({"C1": "H", "A1": "Sh", "B1": "Sh", "E6": "Sh"}).sheets[0], A.mountains)
     assert sorted(len(hexes(m)) for m in info.flocks) == [1, 2]
 
@@ -162,7 +165,7 @@ def test_sheep_transport_over_one_hex_stretch():
 
 
 def test_transport_is_transitive_through_settlements():
-    """SV-DEF-7, SV-SCORE-A4/A6: C1 -C2- {C3, C4} -C5- C6; the flock D5, D6, E6, E5 touches only C6 but its
+    """SV-DEF-7, SV-SCORE-A4, SV-SCORE-A6: C1 -C2- {C3, C4} -C5- C6; the flock D5, D6, E6, E5 touches only C6 but its
     four sheep reach all four houses through two stretches and a settlement: 4 pairs; without C2, C1 is cut
     off: 3 pairs."""
     cells = {
@@ -197,7 +200,7 @@ def test_network_is_physically_connected_railway():
 
 
 def test_pair_by_adjacency():
-    """SV-SCORE-A1/A3: a sheep next to a house is a pair worth 3."""
+    """SV-SCORE-A1, SV-SCORE-A3: a sheep next to a house is a pair worth 3."""
     s = score0({"C1": "H", "B1": "Sh"})
     assert (s.pairs, s.houses_with_sheep, s.houses_without_sheep) == (1, 3, 0)
 
@@ -305,7 +308,7 @@ def test_inhabitant_places():
 
 
 def test_inhabitant_tie_chain():
-    """SV-SCORE-E2/E3: ties broken by houses, then sunflowers; still tied -> nobody gets that place."""
+    """SV-SCORE-E2, SV-SCORE-E3: ties broken by houses, then sunflowers; still tied -> nobody gets that place."""
     assert place_points([(9, 3, 1), (9, 3, 2), (5, 0, 0)]) == [3, 5, 0]
     assert place_points([(9, 3, 1), (9, 4, 0), (5, 0, 0)]) == [3, 5, 0]
     assert place_points([(9, 3, 1), (8, 2, 2), (8, 2, 2)]) == [5, 0, 0]  # tied second place: nobody
@@ -317,7 +320,7 @@ def test_inhabitant_tie_chain():
 
 
 def test_three_counted_settlements_score_nine():
-    """SV-SCORE-F1/F5 (the seed's example): three settlements joined by 2-hex stretches score 9:
+    """SV-SCORE-F1, SV-SCORE-F5 (the seed's example): three settlements joined by 2-hex stretches score 9:
     C1 =C2 C3= C4 =B4 A5= A6."""
     cells = {"C1": "H", "C2": "S0", "C3": "S0", "C4": "H", "B4": "S1", "A5": "C4", "A6": "H"}
     info = analyse(one_sheet(cells).sheets[0], A.mountains)
@@ -326,7 +329,7 @@ def test_three_counted_settlements_score_nine():
 
 
 def test_settlement_counted_once():
-    """SV-SCORE-F3/F7: the settlement {C4, B4} counts once: C1 =C2 C3= {C4, B4} has 2 counted settlements
+    """SV-SCORE-F3, SV-SCORE-F7: the settlement {C4, B4} counts once: C1 =C2 C3= {C4, B4} has 2 counted settlements
     (4 points), not 3 houses (9)."""
     cells = {"C1": "H", "C2": "S0", "C3": "S0", "C4": "H", "B4": "H"}
     s = score0(cells)
