@@ -3,6 +3,7 @@
 >>> from farmgames.envs.fields_of_green import Game, load_card_set
 >>> game = Game(num_players=4, seed=0)
 >>> game.legal_actions()[:3]  # the first player's draw splits
+[38, 42, 45]
 """
 
 from .actions import ActionLayout, SPLITS
