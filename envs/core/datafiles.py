@@ -51,7 +51,7 @@ def read_text_bounded(path: str | Path, limit: int = MAX_BYTES, what: str = "fil
         raise DataFileError(f"{p}: {what} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
-class _BoundedLoader(yaml.SafeLoader):
+class _BoundedLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no type information
     """PyYAML's safe loader without aliases, with depth and node limits."""
 
     def __init__(self, stream: str, source: str):

@@ -6,7 +6,7 @@
 [38, 42, 45]
 """
 
-from .actions import ActionLayout, SPLITS
+from .actions import SPLITS, ActionLayout
 from .cards import CardSet, CardSetError, Equipment, LocationCard, load_card_set
 from .game import Game, IllegalActionError
 from .scoring import Score

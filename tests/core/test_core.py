@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from farmgames.envs.core.actions import ActionLayout, count_vectors
-from farmgames.envs.core.bots import RandomBot, lru_get, lru_put, make_bot, play_game
-from farmgames.envs.core.bots import MISS
+from farmgames.envs.core.bots import MISS, RandomBot, lru_get, lru_put, make_bot, play_game
 from farmgames.envs.core.observation import ObservationLayout, merge_runs, rotated_runs, seat_rank, viewer_order
 from farmgames.envs.core.records import RecordError, check_record
 from farmgames.envs.core.scoring import ranks, reward_range, rewards, winners
