@@ -70,8 +70,6 @@ def _check_counters(g: Any) -> None:
                 _fail(f"field 'supply' of player {p} crop {c} differs from start + public net")
             if g.min_net[p][c] > min(0, g.net[p][c]) or g.start[p][c] + g.min_net[p][c] < 0:
                 _fail(f"field 'min_net' of player {p} crop {c} is inconsistent")
-        if sum(g.start[p]) != 3:
-            _fail(f"field 'start' of player {p} must hold 3 counters (KH-SETUP-13)")
     for c in range(NUM_CROPS):
         if sum(g.start[p][c] for p in range(g.num_players)) != g.pool[c]:
             _fail(f"field 'start' crop {c}: the start draws do not add up to the pool")
