@@ -17,6 +17,7 @@ from typing import Any
 
 from .adapters import env_functions
 from .core.bots import RandomBot
+from .core.lazy import lazy
 from .core.spec import Bounds, GameSpec, Keyword
 from .core.variants import ENV_KEYWORDS as _ENV_KEYWORDS
 from .core.variants import check_bool, valid_keywords
@@ -28,36 +29,6 @@ from .fields_of_green.observer import Observer
 def _bounds(game: Game) -> Bounds:
     b = game_bounds(game.cards, game.num_players, fixed_split=bool(game.fixed_split))
     return Bounds(max_decisions=b["max_decisions"], max_score=b["max_score"])
-
-
-def _heuristic(seed: int = 0) -> Any:
-    from .fields_of_green.bots import HeuristicBot
-
-    return HeuristicBot(seed=seed)
-
-
-def _ansi(game: Game, viewer: int | None) -> str:
-    from .fields_of_green.render import ansi_text
-
-    return ansi_text(game, viewer)
-
-
-def _rgb(game: Game) -> Any:
-    from .fields_of_green.render import rgb_array
-
-    return rgb_array(game)
-
-
-def _narrator() -> Any:
-    from .fields_of_green.narrate import Narrator
-
-    return Narrator()
-
-
-def _hidden_perturbation(game: Game, seat: int, rng: Any) -> Game | None:
-    from .fields_of_green.hidden import hidden_perturbation
-
-    return hidden_perturbation(game, seat, rng)
 
 
 SPEC = GameSpec(
@@ -83,12 +54,12 @@ SPEC = GameSpec(
         Keyword("perfect_recall", False, "add `passed`: the hands this agent passed on this year", "observer",
                 check_bool("perfect_recall")),
     ),
-    bots={"random": RandomBot, "heuristic": _heuristic},
-    render_ansi=_ansi,
-    render_rgb=_rgb,
-    narrator=_narrator,
+    bots={"random": RandomBot, "heuristic": lazy("farmgames.envs.fields_of_green.bots:HeuristicBot")},
+    render_ansi=lazy("farmgames.envs.fields_of_green.render:ansi_text"),
+    render_rgb=lazy("farmgames.envs.fields_of_green.render:rgb_array"),
+    narrator=lazy("farmgames.envs.fields_of_green.narrate:Narrator"),
     information="imperfect",
-    hidden_perturbation=_hidden_perturbation,
+    hidden_perturbation=lazy("farmgames.envs.fields_of_green.hidden:hidden_perturbation"),
     rules="fields_of_green.md",
     score_info_key="final_vp",
 )
