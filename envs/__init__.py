@@ -52,6 +52,7 @@ class GameRow:
 #: every environment of the suite, oldest version first
 GAMES: tuple[GameRow, ...] = (
     GameRow("fields_of_green", 0, "FieldsOfGreen"),
+    GameRow("key_harvest", 0, "KeyHarvest"),
 )
 
 #: games registered at run time with :func:`register` (a researcher's own game): row -> SPEC
