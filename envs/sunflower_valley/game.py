@@ -16,6 +16,7 @@ import random
 from typing import Any
 
 import numpy as np
+
 from farmgames.envs.core.protocol import IllegalActionError
 
 from .actions import (

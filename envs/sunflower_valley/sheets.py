@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
+from farmgames.envs.core.datafiles import DataFileError, load_yaml
 
 from .hexgrid import COLS, N_HEX, NEIGHBOUR_MASK, ROWS, components, hex_name, parse_hex
 
@@ -73,8 +73,8 @@ def _fail(file: Path, where: str, message: str) -> DataError:
 
 def _read(file: Path, key: str) -> dict[str, Any]:
     try:
-        doc = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+        doc = load_yaml(file)  # bounded, alias-free safe loading
+    except DataFileError as exc:
         raise DataError(f"{file.name}: cannot read: {exc}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get(key), dict):
         raise _fail(file, key, f"the file must be a mapping with a '{key}' mapping")

@@ -1,0 +1,166 @@
+"""Bots for Sunflower Valley: the core ``RandomBot`` and a rules-aware greedy ``HeuristicBot``.
+
+The heuristic bot (docs/sunflower_valley/bots.md) scores every candidate move by the change of a projected
+final score of its own sheet and takes the best one (ties broken by its seeded generator):
+
+    projected = A + B + D + F                      (exact, scoring.analyse on the sheet after the move)
+              + t * (4 * unpaired houses that still touch an empty hex
+                     + 2 * unpaired sheep that still touch an empty hex
+                     + 1.5 * rail chains from a house whose free end faces an empty hex
+                     + 0.5 * rail chains with two free ends facing empty hexes)
+              + 0.5 * inhabitants                  (E is a race: every inhabitant helps)
+              + C change in the move's region      (3 when the sunflower makes it the region's strict leader,
+                                                    1 when it ties the leader)
+
+``t`` = the share of its 24 turns still to come (hope is worth less late in the game). Sunflowers are
+valued locally (adjacent mountains + C change - 0.5 per touched unpaired house, whose empty neighbours
+it uses up); rails are only tried where both open sides face a house, an empty hex or a rail facing back
+(any other rail can never link two settlements). In the fallback it takes a super-sunflower die when
+there is one and draws where a sunflower is worth most. It reads only public information (SV-INFO-1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from farmgames.envs.core.bots import Bot, RandomBot
+
+from .actions import F_SUPER, FACE_OF, FALLBACK_START, HOUSE, IS_RAIL, RAIL_SIDES, SHEEP, SLOTS, SUNFLOWER, SUPER
+from .hexgrid import EDGE, N_HEX, NEIGHBOUR, NEIGHBOUR_MASK, NEIGHBOURS
+from .scoring import EMPTY, PAIR_POINTS, UNPAIRED_POINTS, analyse
+
+__all__ = ["HeuristicBot", "RandomBot", "projected"]
+
+TOTAL_TURNS = 24
+HOPE_HOUSE, HOPE_SHEEP, HOPE_RAIL, HOPE_LOOSE_RAIL = 4.0, 2.0, 1.5, 0.5
+INHABITANT_VALUE = 0.5
+LEAD_VALUE, TIE_VALUE = 3.0, 1.0
+
+
+def projected(sheet: list[int], mountains: tuple[int, ...], children: bool, t: float) -> float:
+    """The heuristic's projected own-sheet score (module docstring): exact A+B+D+F plus hopes."""
+    info = analyse(sheet, mountains, children)
+    empty = sum(1 << h for h in range(N_HEX) if sheet[h] == EMPTY)
+    value = PAIR_POINTS * len(info.pairs) + UNPAIRED_POINTS * (info.houses - len(info.pairs))
+    value += info.mountain_points + info.express
+    if t <= 0:
+        return value
+    paired_sheep = {s for s, _ in info.pairs}
+    paired_houses = {h for _, h in info.pairs}
+    hope = 0.0
+    for h in range(N_HEX):
+        v = sheet[h]
+        if v == HOUSE and h not in paired_houses and NEIGHBOUR_MASK[h] & empty:
+            hope += HOPE_HOUSE
+        elif v == SHEEP and h not in paired_sheep and NEIGHBOUR_MASK[h] & empty:
+            hope += HOPE_SHEEP
+    for hexes, a, b in info.chains:
+        if a is not None and b is not None:
+            continue
+        open_end = any(
+            NEIGHBOUR[x][s] != EDGE and sheet[NEIGHBOUR[x][s]] == EMPTY
+            for x in (hexes[0], hexes[-1])
+            for s in RAIL_SIDES[sheet[x]]
+        )
+        if open_end:
+            hope += HOPE_RAIL if (a is not None or b is not None) else HOPE_LOOSE_RAIL
+    return value + t * hope
+
+
+def _rail_useful(sheet: list[int], h: int, s: int) -> bool:
+    """Both open sides face a house, an empty hex or a rail that faces back (else it can never link)."""
+    for side in RAIL_SIDES[s]:
+        n = NEIGHBOUR[h][side]
+        if n == EDGE:
+            return False
+        v = sheet[n]
+        if v == HOUSE or v == EMPTY:
+            continue
+        if v >= 0 and IS_RAIL[v] and (side + 3) % 6 in RAIL_SIDES[v]:
+            continue
+        return False
+    return True
+
+
+class HeuristicBot(Bot):
+    """Greedy over the projected score of its own sheet (see the module docstring)."""
+
+    name = "heuristic"
+
+    def act(self, game: Any) -> int:
+        legal = game.legal_actions()
+        if not legal:
+            raise ValueError("the game is over: there is no legal action")
+        if len(legal) == 1:
+            return legal[0]
+        p = game.current_player
+        if legal[0] >= FALLBACK_START:
+            return self._fallback(game, p, legal)
+        sheet = game.sheets[p]
+        mountains = game.sheet_map.mountains
+        t = max(TOTAL_TURNS - game.turns[p] - 1, 0) / TOTAL_TURNS
+        base = projected(sheet, mountains, game.children, t)
+        best, best_value = legal[0], float("-inf")
+        unpaired_near = self._unpaired_house_mask(sheet, mountains, game.children)
+        for a in legal:
+            s, h = divmod(a, N_HEX)
+            if s == SUNFLOWER or s == SUPER:
+                value = self._sunflower_value(game, p, h, unpaired_near) + (INHABITANT_VALUE if s == SUPER else 0)
+            else:
+                if IS_RAIL[s] and not _rail_useful(sheet, h, s):
+                    value = -1.0
+                else:
+                    sheet[h] = s
+                    try:
+                        value = projected(sheet, mountains, game.children, t) - base
+                    finally:
+                        sheet[h] = EMPTY
+                    if s == HOUSE:
+                        value += 2 * INHABITANT_VALUE
+            value += self.rng.random() * 1e-3
+            if value > best_value:
+                best, best_value = a, value
+        return best
+
+    @staticmethod
+    def _unpaired_house_mask(sheet: list[int], mountains: tuple[int, ...], children: bool) -> int:
+        info = analyse(sheet, mountains, children)
+        paired = {h for _, h in info.pairs}
+        return sum(1 << h for h in range(N_HEX) if sheet[h] == HOUSE and h not in paired)
+
+    @staticmethod
+    def _majority_value(game: Any, p: int, h: int) -> float:
+        """C change of one more sunflower of ``p`` in the region of ``h``."""
+        k = game.sheet_map.colour[h]
+        region = game.sheet_map.region_mask[k]
+        counts = [
+            sum(1 for x in range(N_HEX) if region >> x & 1 and sheet[x] in (SUNFLOWER, SUPER)) for sheet in game.sheets
+        ]
+        mine = counts[p]
+        rival = max(c for q, c in enumerate(counts) if q != p)
+        if mine > rival:
+            return 0.0
+        if mine + 1 > rival:
+            return LEAD_VALUE
+        return TIE_VALUE if mine + 1 == rival else 0.0
+
+    def _sunflower_value(self, game: Any, p: int, h: int, unpaired: int) -> float:
+        mountains = sum(1 for n in NEIGHBOURS[h] if game.sheet_map.colour[n] < 0)
+        return mountains + self._majority_value(game, p, h) - 0.5 * (NEIGHBOUR_MASK[h] & unpaired).bit_count()
+
+    def _fallback(self, game: Any, p: int, legal: list[int]) -> int:
+        faces = {(a - FALLBACK_START) // (SLOTS * N_HEX) for a in legal}
+        face = F_SUPER if F_SUPER in faces else min(faces)
+        unpaired = self._unpaired_house_mask(game.sheets[p], game.sheet_map.mountains, game.children)
+        best, best_value = None, float("-inf")
+        for a in legal:
+            f, rest = divmod(a - FALLBACK_START, SLOTS * N_HEX)
+            if f != face:
+                continue
+            value = self._sunflower_value(game, p, rest % N_HEX, unpaired) + self.rng.random() * 1e-3
+            if value > best_value:
+                best, best_value = a, value
+        return best
+
+
+assert FACE_OF[SUPER] == F_SUPER

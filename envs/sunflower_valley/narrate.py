@@ -1,0 +1,60 @@
+"""The words of Sunflower Valley for the play / replay / playthrough tools (core Narrator protocol).
+
+Everything is public (SV-INFO-1), so the viewer never hides anything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .actions import FACES
+from .sheets import COLOURS
+
+__all__ = ["Narrator"]
+
+
+class Narrator:
+    """``decision_line`` / ``phase_summary`` / ``final_table`` of a Sunflower Valley game."""
+
+    def __init__(self) -> None:
+        self._round: int | None = None
+
+    def decision_line(self, game: Any, seat: int, action: int, viewer: int | None) -> str:
+        """``r3 t2  player 1  sheep die on the green slot: sheep in B1`` (the state before the action)."""
+        self._round = game.round
+        return f"r{game.round + 1:<2} t{game.turn_in_round + 1}  player {seat}  {game.describe_action(action)}"
+
+    def phase_summary(self, game: Any) -> str | None:
+        """A heading when a new round started (phase A: the roll) or the game ended."""
+        if game.is_terminal():
+            return "game over: every sheet is full (SV-END-1)"
+        if self._round is not None and game.round == self._round:
+            return None
+        self._round = game.round
+        pool = ", ".join(f"{c}× {FACES[f]}" for f, c in enumerate(game.pool) if c)
+        return f"round {game.round + 1}: player {game.first} is first player and rolls {pool}"
+
+    def final_table(self, game: Any) -> str:
+        scores = game.scores()
+        names = ["A pairs", "B unpaired", "C sunflowers", "D mountains", "E inhabitants", "F express", "total"]
+        keys = [
+            "A_houses_with_sheep",
+            "B_houses_without_sheep",
+            "C_most_sunflowers",
+            "D_mountains",
+            "E_inhabitants",
+            "F_valley_express",
+            "total",
+        ]
+        head = "player " + " ".join(f"{n:>13}" for n in names)
+        lines = [head]
+        for p, s in enumerate(scores):
+            d = s.as_dict()
+            lines.append(f"{p:>6} " + " ".join(f"{d[k]:>13}" for k in keys))
+        won = game.winners() if game.is_terminal() else []
+        if won:
+            lines.append(f"winner(s): {', '.join(f'player {p}' for p in won)} (ties: houses, sunflowers, inhabitants)")
+        return "\n".join(lines)
+
+    def slot_name(self, k: int) -> str:
+        return COLOURS[k]
