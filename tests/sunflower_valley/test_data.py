@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from farmgames.envs.sunflower_valley.hexgrid import NEIGHBOUR, NEIGHBOUR_MASK, components, hex_name, parse_hex
 from farmgames.envs.sunflower_valley.scoring import EXPRESS_TABLE
 from farmgames.envs.sunflower_valley.sheets import (

@@ -6,6 +6,7 @@ import random
 import time
 
 import pytest
+
 from farmgames.envs.sunflower_valley.actions import FACE_OF, FALLBACK_START, IS_RAIL, SLOTS, SYMBOLS, decode
 from farmgames.envs.sunflower_valley.game import Game
 from farmgames.envs.sunflower_valley.scoring import EMPTY, MOUNTAIN_CELL

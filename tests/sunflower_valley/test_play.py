@@ -9,6 +9,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+
 from farmgames.envs.core.protocol import IllegalActionError
 from farmgames.envs.sunflower_valley.actions import (
     CURVED,

@@ -5,6 +5,7 @@ sunflower_valley.md)."""
 from __future__ import annotations
 
 import pytest
+
 from farmgames.envs.sunflower_valley.game import Game
 from farmgames.envs.sunflower_valley.hexgrid import parse_hex
 from farmgames.envs.sunflower_valley.scoring import (

@@ -6,6 +6,7 @@ import json
 import random
 
 import pytest
+
 from farmgames.envs.sunflower_valley.game import Game
 from farmgames.envs.sunflower_valley.scenario import parse_sheet, picture, scenario
 from farmgames.envs.sunflower_valley.sheets import LAYOUTS
