@@ -29,7 +29,8 @@ Arguments (seats not named are empty: no fields, no workers, no counters):
 - ``registry``: 6 coordinates or None (empty space); default: six tiles from the bag.
 - ``stores``: ``{seat: [(coordinate, {crop: count}) or None, ...]}``.
 - ``fallow``: coordinates in the fallow area.
-- ``bag``: draw order of the first items (coordinates or event names); the rest follow in seeded order.
+- ``bag``: draw order of the first items (coordinates or event names); the rest follow in seeded order,
+  field tiles before event tiles (so a test draws no event unless it names one).
 - ``events``: names of resolved events (on the event spaces), ``removed``: names of removed event tiles.
 - ``active`` (also the start player unless ``start_player``), ``taken`` (letters already used, e.g. "ad"),
   ``actions_taken`` (default: the number of letters), ``end_triggered`` / ``turns_left``, ``rounds``.
@@ -195,6 +196,7 @@ def scenario(
         g.registry = [take(parse_space(t)) if t else -1 for t in registry]
     rest = [t for t in range(NUM_SPACES + NUM_EVENT_TILES) if t not in used]
     random.Random(seed).shuffle(rest)
+    rest.sort(key=lambda t: t >= NUM_SPACES)  # unnamed field tiles are drawn before unnamed events
     if registry is None:
         fields_left = [t for t in rest if t < NUM_SPACES]
         g.registry = fields_left[:REGISTRY_SPACES]
