@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from farmgames.envs import GAME_NAMES, get_spec
+import farmgames.envs as envs
+from farmgames.envs import get_spec
 
 DEFAULT_GAME = "fields_of_green"
 
@@ -28,7 +29,7 @@ def game_type(text: str) -> str:
 def add_game_argument(parser: argparse.ArgumentParser, default: str | None = DEFAULT_GAME) -> None:
     shown = default or "a checkpoint's game, else " + DEFAULT_GAME
     parser.add_argument("--game", type=game_type, default=default, metavar="GAME",
-                        help=f"which game: {', '.join(GAME_NAMES)} (or <game>_v<N>; default {shown})")
+                        help=f"which game: {', '.join(envs.GAME_NAMES)} (or <game>_v<N>; default {shown})")
 
 
 def player_counts(spec: Any) -> str:
