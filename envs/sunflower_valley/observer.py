@@ -4,9 +4,10 @@ Everything is public (SV-INFO-1, SV-RULING-16), so every viewer sees the same fa
 are rotated so that index 0 is the viewer, index 1 the next seat clockwise, and so on. Hex axes use the
 engine's index ``h = 6·r + c`` (SV-RULING-1). Values are raw counts and flags with finite upper bounds.
 
-Speed: the per-sheet hex planes (the only large part) are cached per game in seat order and updated only
-for the hexes that changed since the last fill (a list comparison per sheet finds them); a fill copies the
-cache into the buffer in the viewer's order and rewrites the small vectors.
+Speed: one flat source vector in seat order is kept per game; the sheet planes and per-sheet counts (the
+large part) change only for the hexes that changed since the last fill (a list comparison per sheet finds
+them), the small vectors are rewritten, and a fill copies the source into the buffer through a dozen
+memoryview runs in the viewer's order.
 ``python -m farmgames.envs.sunflower_valley.observer`` prints the layout table for the docs.
 """
 
@@ -16,7 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from farmgames.envs.core.observation import ObservationBuffer, ObservationLayout, feature_table_markdown
+from farmgames.envs.core.observation import (
+    ObservationBuffer,
+    ObservationLayout,
+    feature_table_markdown,
+    merge_runs,
+    rotated_runs,
+)
 
 from .actions import DICE, FACES, HOUSE, RAIL_SIDES, SHEEP, SLOTS, STRAIGHT, SUNFLOWER, SUPER
 from .game import MAX_PLAYERS, Game
@@ -133,7 +140,7 @@ for _s in range(13):
             row[7 + _side] = 1
 _EMPTY_PLANES = np.zeros(len(SHEET_PLANES), np.float32)
 _EMPTY_PLANES[0] = 1
-_MOUNTAIN_PLANES = np.zeros(len(SHEET_PLANES), np.float32)
+_NO_PLANES = np.zeros(len(SHEET_PLANES), np.float32)
 _VALLEY = {}
 for _letter, _lay in LAYOUTS.items():
     v = np.zeros((len(VALLEY_PLANES), N_HEX), np.float32)
@@ -141,95 +148,129 @@ for _letter, _lay in LAYOUTS.items():
         v[_c if _c >= 0 else len(COLOURS), _h] = 1
     _VALLEY[_letter] = v
 del _s, _side, _letter, _lay, _h, _c, row, v
+_PLANE_VALUES = tuple(tuple(float(x) for x in row) for row in _SYMBOL_PLANES)
+_EMPTY_VALUES = tuple(float(x) for x in _EMPTY_PLANES)
+_NO_VALUES = (0.0,) * len(SHEET_PLANES)
+# PLAYER_FEATURES column counted per drawn symbol code
+_COUNT_COLUMN = tuple(2 if s == HOUSE else 3 if s == SHEEP else 4 if s in (SUNFLOWER, SUPER) else 5 for s in range(13))
 
 
 class Observer:
-    """Fills a seat's view of a game into buffers of :attr:`layout` (see the module docstring)."""
+    """Fills a seat's view of a game into buffers of :attr:`layout` (see the module docstring).
+
+    The observer keeps one flat source vector laid out exactly like a buffer but in seat order (the view
+    of seat 0); a fill brings it up to date and copies it into the buffer through memoryview runs that put
+    the viewer first on every player axis (``core.observation.rotated_runs``)."""
 
     def __init__(self, game: Game | None = None, num_players: int | None = None):
         n = num_players if num_players is not None else game.num_players if game is not None else MAX_PLAYERS
         self.num_players = n
         self.layout = ObservationLayout.build(layout_rows(n))
+        self._src = np.zeros(self.layout.size, np.float32)
+        self._src_mv = memoryview(self._src)
+        self._v = self.layout.views(self._src)
+        self._runs = [self._make_runs(n, seat) for seat in range(n)]
+        self._at = {e.name: e.start for e in self.layout.entries}
+        self._slot_zeros = memoryview(np.zeros(SLOTS * (1 + len(FACES)), np.float32))
+        self._history = -1
         self._game: Any = None
-        self._planes = np.zeros((n, len(SHEET_PLANES), N_HEX), np.float32)
         self._seen: list[list[int]] = []
-        if game is not None:
-            self.reset(game)
+
+    def _make_runs(self, n: int, seat: int) -> list[tuple[int, int, int, int]]:
+        runs = []
+        for e in self.layout.entries:
+            if e.dims and e.dims[0] == "players":
+                runs += rotated_runs(n, e.size // n, e.start, e.start, seat)
+            else:
+                runs.append((e.start, e.start, e.size))
+        return merge_runs(runs)
 
     def reset(self, game: Game) -> None:
+        """Forget the cached state (also call it after editing a game by hand)."""
         self._game = None
 
     def new_buffer(self) -> ObservationBuffer:
         return self.layout.new_buffer()
 
     def _sync(self, game: Game) -> None:
-        """Bring the seat-ordered sheet planes up to date with ``game`` (only changed hexes)."""
-        planes = self._planes
+        """Bring the seat-ordered source up to date with ``game``: sheet planes and per-sheet counts change
+        only for the hexes that changed since the last fill."""
+        v = self._v
         if game is not self._game:
             self._game = game
-            self._seen = [[-3] * N_HEX for _ in range(game.num_players)]
-            self._stats = [None] * game.num_players
-        regions = game.sheet_map.region_mask
+            self._history = -1
+            self._seen = [[-3] * N_HEX for _ in range(game.num_players)]  # -3: nothing known yet
+            for name in ("sheets", "empty_by_colour", "sunflowers_by_colour", "players", "pads"):
+                v[name][:] = 0
+            v["valley"][:] = _VALLEY[game.letter]
+            v["letter"][:] = 0
+            v["letter"][LETTERS.index(game.letter)] = 1
+            for p, pad in enumerate(game.pads):
+                v["pads"][p, LETTERS.index(pad)] = 1
+        steps = len(game.history)
+        if steps == self._history:
+            return
+        if steps == self._history + 1 and self._history >= 0:  # one turn since the last fill: one hex changed
+            hexes: Any = (game.history[-1] % N_HEX,)
+        else:
+            hexes = range(N_HEX)
+        self._history = steps
+        src = self._src_mv
+        at = self._at
+        colour = game.sheet_map.colour
+        plane_size = len(SHEET_PLANES) * N_HEX
         for p, sheet in enumerate(game.sheets):
             seen = self._seen[p]
-            if seen == sheet:
-                continue
-            for h in range(N_HEX):
-                v = sheet[h]
-                if seen[h] != v:
-                    planes[p, :, h] = _SYMBOL_PLANES[v] if v >= 0 else _EMPTY_PLANES if v == EMPTY else _MOUNTAIN_PLANES
-                    seen[h] = v
-            sun = sum(1 << h for h in range(N_HEX) if sheet[h] == SUNFLOWER or sheet[h] == SUPER)
-            empty = sum(1 << h for h in range(N_HEX) if sheet[h] == EMPTY)
-            self._stats[p] = (
-                [(empty & m).bit_count() for m in regions],
-                [(sun & m).bit_count() for m in regions],
-                sheet.count(HOUSE),
-                sheet.count(SHEEP),
-                sun.bit_count(),
-                sum(1 for x in sheet if x >= 4),
-            )
+            for h in hexes:
+                new, old = sheet[h], seen[h]
+                if new == old:
+                    continue
+                seen[h] = new
+                values = _PLANE_VALUES[new] if new >= 0 else _EMPTY_VALUES if new == EMPTY else _NO_VALUES
+                i = at["sheets"] + p * plane_size + h
+                for value in values:
+                    src[i] = value
+                    i += N_HEX
+                k = colour[h]
+                for code, sign in ((old, -1.0), (new, 1.0)):
+                    if code == EMPTY:
+                        src[at["empty_by_colour"] + p * len(COLOURS) + k] += sign
+                    elif code >= 0:
+                        src[at["players"] + p * _P + _COUNT_COLUMN[code]] += sign
+                        if code == SUNFLOWER or code == SUPER:
+                            src[at["sunflowers_by_colour"] + p * len(COLOURS) + k] += sign
 
     def fill(self, game: Game, seat: int, buffer: ObservationBuffer, force_full: bool = False) -> None:
         if force_full:
             self._game = None
         self._sync(game)
-        n = game.num_players
-        order = [(seat + k) % n for k in range(n)]
-        v = buffer.views
-        sheets = v["sheets"]
-        sheets[: n - seat] = self._planes[seat:]
-        if seat:
-            sheets[n - seat :] = self._planes[:seat]
-        v["valley"][:] = _VALLEY[game.letter]
-        letter = v["letter"]
-        letter[:] = 0
-        letter[LETTERS.index(game.letter)] = 1
-        pads = v["pads"]
-        pads[:] = 0
-        empty_c, sun_c, players = v["empty_by_colour"], v["sunflowers_by_colour"], v["players"]
-        stats = self._stats
-        for i, p in enumerate(order):
-            pads[i, LETTERS.index(game.pads[p])] = 1
-            by_empty, by_sun, houses, sheep, suns, rails = stats[p]
-            empty_c[i] = by_empty
-            sun_c[i] = by_sun
-            players[i] = (
-                game.inhabitants[p],
-                game.turns[p],
-                houses,
-                sheep,
-                suns,
-                rails,
-                p == game.first,
-                p == game.current,
-            )
-        v["pool"][:] = game.pool
-        slots = v["slots"]
-        slots[:] = 0
+        src = self._src_mv
+        at = self._at
+        i = at["players"]
+        first, current = game.first, game.current
+        inhabitants, turns = game.inhabitants, game.turns
+        for p in range(game.num_players):
+            src[i] = inhabitants[p]
+            src[i + 1] = turns[p]
+            src[i + 6] = p == first
+            src[i + 7] = p == current
+            i += _P
+        i = at["pool"]
+        for f, count in enumerate(game.pool):
+            src[i + f] = count
+        i = at["slots"]
+        src[i : i + SLOTS * (1 + len(FACES))] = self._slot_zeros
         for k, f in enumerate(game.slot_face):
-            slots[k, 0 if f < 0 else 1 + f] = 1
-        v["game"][:] = (game.round + 1, game.turn_in_round, game.fallback(), game.children, game.is_terminal())
+            src[i + k * (1 + len(FACES)) + 1 + f] = 1.0
+        i = at["game"]
+        src[i] = game.round + 1
+        src[i + 1] = game.turn_in_round
+        src[i + 2] = game.fallback()
+        src[i + 3] = game.children
+        src[i + 4] = current is None
+        mv = buffer.mv
+        for a, b, c, d in self._runs[seat]:
+            mv[a:b] = src[c:d]
 
     def text(self, game: Game, seat: int) -> str:
         """The observation as text: the whole table (all public) from ``seat``'s chair."""
