@@ -103,8 +103,9 @@ SPEC = GameSpec(
     from_json=Game.from_json,
     bounds=_bounds,
     keywords=(
-        Keyword("first_player", None, "a seat, or None for a seeded random start player (KH-SETUP-4)",
-                check=_first_player),
+        Keyword(
+            "first_player", None, "a seat, or None for a seeded random start player (KH-SETUP-4)", check=_first_player
+        ),
         *_ENV_KEYWORDS,
     ),
     bots={"random": RandomBot, "heuristic": _heuristic},

@@ -19,18 +19,45 @@ CROP0 = 88  # crops 88-92 in CROPS order
 
 # letters as bits of the turn's "taken" mask (KH-TURN-3)
 LETTER_A, LETTER_B, LETTER_C, LETTER_D = 1, 2, 4, 8
-LETTER_OF_ACTION = {HARVEST: LETTER_A, PLAY_WORKER: LETTER_B, REMOVE_WORKER: LETTER_B,
-                    TAKE_STORE: LETTER_C, TAKE_REGISTRY: LETTER_D}
+LETTER_OF_ACTION = {
+    HARVEST: LETTER_A,
+    PLAY_WORKER: LETTER_B,
+    REMOVE_WORKER: LETTER_B,
+    TAKE_STORE: LETTER_C,
+    TAKE_REGISTRY: LETTER_D,
+}
 
 PHASES = (
-    "TURN", "HARVEST", "PICK", "SUBSTITUTE", "HIRING", "WORKER", "SPACE", "REMOVE", "STORE", "REPLACE",
-    "REGISTRY", "BID", "EXTRA", "DEED", "CROP", "GIVE", "TAKE", "TITHE", "ENCLOSE", "SURVEY",
+    "TURN",
+    "HARVEST",
+    "PICK",
+    "SUBSTITUTE",
+    "HIRING",
+    "WORKER",
+    "SPACE",
+    "REMOVE",
+    "STORE",
+    "REPLACE",
+    "REGISTRY",
+    "BID",
+    "EXTRA",
+    "DEED",
+    "CROP",
+    "GIVE",
+    "TAKE",
+    "TITHE",
+    "ENCLOSE",
+    "SURVEY",
 )
 PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 
 _LETTERS = {
-    DONE: "done", HARVEST: "(a) harvest", PLAY_WORKER: "(b) play a worker", REMOVE_WORKER: "(b) remove a worker",
-    TAKE_STORE: "(c) store tiles to the board", TAKE_REGISTRY: "(d) registry tiles to the store",
+    DONE: "done",
+    HARVEST: "(a) harvest",
+    PLAY_WORKER: "(b) play a worker",
+    REMOVE_WORKER: "(b) remove a worker",
+    TAKE_STORE: "(c) store tiles to the board",
+    TAKE_REGISTRY: "(d) registry tiles to the store",
 }
 
 

@@ -83,14 +83,39 @@ UNLIMITED = 99  # the Merchant's exchange has no limit (KH-RULING-5)
 
 # decision frame name -> §16 phase
 PHASE_OF = {
-    "turn": "TURN", "harvest": "HARVEST", "pick": "PICK", "subst": "SUBSTITUTE", "hiring": "HIRING",
-    "worker": "WORKER", "space": "SPACE", "remove": "REMOVE", "store": "STORE", "replace": "REPLACE",
-    "registry": "REGISTRY", "bid": "BID", "extra": "EXTRA", "deed": "DEED", "crop": "CROP", "give": "GIVE",
-    "take": "TAKE", "tithe": "TITHE", "enclose": "ENCLOSE", "survey": "SURVEY",
+    "turn": "TURN",
+    "harvest": "HARVEST",
+    "pick": "PICK",
+    "subst": "SUBSTITUTE",
+    "hiring": "HIRING",
+    "worker": "WORKER",
+    "space": "SPACE",
+    "remove": "REMOVE",
+    "store": "STORE",
+    "replace": "REPLACE",
+    "registry": "REGISTRY",
+    "bid": "BID",
+    "extra": "EXTRA",
+    "deed": "DEED",
+    "crop": "CROP",
+    "give": "GIVE",
+    "take": "TAKE",
+    "tithe": "TITHE",
+    "enclose": "ENCLOSE",
+    "survey": "SURVEY",
 }
 CONTINUATIONS = frozenset({"action_end", "refill", "event_for", "event_done", "miller"})
 PICK_KINDS = ("unskilled", "foreman", "casual", "rain")  # the first two harvest, the others turn back
 EXTRA_SUPERVISOR, EXTRA_CARTER = 1, 2
+
+
+_SPACE_VERBS = {
+    "harvest": "harvest",
+    "pick": "pick",
+    "space": "place the worker on",
+    "remove": "remove the worker on",
+    "replace": "re-place the worker on",
+}
 
 
 def check_seed(seed: Any) -> int:
@@ -158,7 +183,7 @@ class Game:
             pool = [roles[i] for i, count in enumerate(rule["roles"]) for _ in range(count)]
             rng.shuffle(pool)
             for k, p in enumerate(order):
-                for c in pool[START_COUNTERS * k:START_COUNTERS * (k + 1)]:
+                for c in pool[START_COUNTERS * k : START_COUNTERS * (k + 1)]:
                     self.start[p][c] += 1
         self.pool = [0] * NUM_CROPS  # the start-counter pool's composition (public)
         for i, count in enumerate(rule["roles"]):
@@ -239,8 +264,7 @@ class Game:
             raise IllegalActionError("the game is over")
         if action not in self._legal:
             raise IllegalActionError(
-                f"action {action} ({self._safe_name(action)}) is not legal in phase {self.phase}; "
-                f"legal: {self._legal}"
+                f"action {action} ({self._safe_name(action)}) is not legal in phase {self.phase}; legal: {self._legal}"
             )
         self.history.append(action)
         self._do(self.stack[-1], action)
@@ -255,8 +279,25 @@ class Game:
     def clone(self) -> Game:
         g = Game.__new__(Game)
         d = self.__dict__.copy()
-        for key in ("fields", "unharvested", "workers", "worker_space", "town", "registry", "stock", "bag",
-                    "events", "removed", "fallow", "new_in_store", "stack", "history", "pairs", "roles", "pool"):
+        for key in (
+            "fields",
+            "unharvested",
+            "workers",
+            "worker_space",
+            "town",
+            "registry",
+            "stock",
+            "bag",
+            "events",
+            "removed",
+            "fallow",
+            "new_in_store",
+            "stack",
+            "history",
+            "pairs",
+            "roles",
+            "pool",
+        ):
             d[key] = list(d[key])
         for key in ("worker_at", "start", "supply", "net", "min_net", "store"):
             d[key] = [list(row) for row in d[key]]
@@ -280,8 +321,13 @@ class Game:
         return [1.0 if p in won else -1.0 for p in range(self.num_players)]
 
     def record(self) -> dict[str, Any]:
-        return {"game": GAME_NAME, "num_players": self.num_players, "seed": self.seed,
-                "variant": {"first_player": self.first_player}, "actions": list(self.history)}
+        return {
+            "game": GAME_NAME,
+            "num_players": self.num_players,
+            "seed": self.seed,
+            "variant": {"first_player": self.first_player},
+            "actions": list(self.history),
+        }
 
     @classmethod
     def replay(cls, record: dict[str, Any]) -> Game:
@@ -453,8 +499,11 @@ class Game:
 
     def _letter_frame(self, p: int, action: int) -> tuple:
         return {
-            HARVEST: ("harvest", p, 0, 0), PLAY_WORKER: ("worker", p, "turn"), REMOVE_WORKER: ("remove", p),
-            TAKE_STORE: ("store", p, 0), TAKE_REGISTRY: ("registry", p, 0),
+            HARVEST: ("harvest", p, 0, 0),
+            PLAY_WORKER: ("worker", p, "turn"),
+            REMOVE_WORKER: ("remove", p),
+            TAKE_STORE: ("store", p, 0),
+            TAKE_REGISTRY: ("registry", p, 0),
         }[action]
 
     # ------------------------------------------------------------------------------- the machine
@@ -892,8 +941,7 @@ class Game:
         p = f[1]
         if SPACE0 <= action < SPACE0 + NUM_SPACES:
             s = action - SPACE0
-            verb = {"harvest": "harvest", "pick": "pick", "space": "place the worker on", "remove": "remove the worker on",
-                    "replace": "re-place the worker on"}.get(f[0], "space")
+            verb = _SPACE_VERBS.get(f[0], "space")
             return f"{verb} {SPACE_NAMES[s]} ({CROPS[CROP_OF[s]]})"
         if STORE0 <= action < STORE0 + 4 * STORE_SPACES:
             o, k = divmod(action - STORE0, STORE_SPACES)
@@ -917,11 +965,45 @@ class Game:
     # ---------------------------------------------------------------------------------- JSON
 
     _FIELDS = (
-        "num_players", "seed", "first_player", "history", "start_player", "pairs", "fields", "unharvested",
-        "workers", "worker_at", "worker_space", "town", "roles", "start", "pool", "supply", "net", "min_net",
-        "stock", "registry", "removed", "bag", "events", "fallow", "store", "bids", "new_in_store", "active",
-        "taken", "actions_taken", "rebenefit", "pending_extra", "event_depth", "end_triggered", "turns_left",
-        "rounds", "turns", "truncated", "over",
+        "num_players",
+        "seed",
+        "first_player",
+        "history",
+        "start_player",
+        "pairs",
+        "fields",
+        "unharvested",
+        "workers",
+        "worker_at",
+        "worker_space",
+        "town",
+        "roles",
+        "start",
+        "pool",
+        "supply",
+        "net",
+        "min_net",
+        "stock",
+        "registry",
+        "removed",
+        "bag",
+        "events",
+        "fallow",
+        "store",
+        "bids",
+        "new_in_store",
+        "active",
+        "taken",
+        "actions_taken",
+        "rebenefit",
+        "pending_extra",
+        "event_depth",
+        "end_triggered",
+        "turns_left",
+        "rounds",
+        "turns",
+        "truncated",
+        "over",
     )
 
     def to_json(self) -> str:

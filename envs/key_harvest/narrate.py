@@ -33,11 +33,14 @@ class Narrator:
         self._seen = key
         lines = []
         if old is not None and key[1] > old[1]:
-            names = [EVENTS[EVENT_TILES[t - NUM_SPACES]].name for t in game.events[old[1]:]]
+            names = [EVENTS[EVENT_TILES[t - NUM_SPACES]].name for t in game.events[old[1] :]]
             lines.append("event drawn: " + ", ".join(names))
         if old is None or key[0] != old[0]:
-            lines.append(f"== round {game.rounds + 1}, turn of P{game.active}"
-                         + (f" ({game.turns_left} turns left)" if game.end_triggered else "") + " ==")
+            lines.append(
+                f"== round {game.rounds + 1}, turn of P{game.active}"
+                + (f" ({game.turns_left} turns left)" if game.end_triggered else "")
+                + " =="
+            )
         return "\n".join(lines) or None
 
     def final_table(self, game: Any) -> str:
@@ -46,9 +49,14 @@ class Narrator:
         rows = [head, "|---|---|---|---|---|---|---|---|---|"]
         for p, s in enumerate(scores):
             maj = ", ".join(s.majorities) or "-"
-            rows.append(f"| P{p} | {s.largest_group} | {s.second_group} | {s.group_points} | {s.worker_points} "
-                        f"| {s.crop_points} ({maj}) | {s.total} | {s.field_tiles} | {s.counters} |")
+            rows.append(
+                f"| P{p} | {s.largest_group} | {s.second_group} | {s.group_points} | {s.worker_points} "
+                f"| {s.crop_points} ({maj}) | {s.total} | {s.field_tiles} | {s.counters} |"
+            )
         rows.append("")
-        rows.append("winners: " + ", ".join(f"P{p}" for p in game.winners())
-                    + (" (safety limit: truncated)" if game.truncated else ""))
+        rows.append(
+            "winners: "
+            + ", ".join(f"P{p}" for p in game.winners())
+            + (" (safety limit: truncated)" if game.truncated else "")
+        )
         return "\n".join(rows)

@@ -45,7 +45,7 @@ from .board import (
     spaces,
     worker_kind,
 )
-from .game import EXTRA_CARTER, EXTRA_SUPERVISOR, PHASE_OF, PICK_KINDS, UNLIMITED
+from .game import EXTRA_SUPERVISOR, PHASE_OF, PICK_KINDS, UNLIMITED
 
 BOARD_PLANES: tuple[Feature, ...] = (
     ("field", "a field tile lies on the space", 1.0),
@@ -80,7 +80,7 @@ def known_supplies(game: Any, viewer: int) -> tuple[list[list[int] | None], list
     total: list[int] = []
     for q in range(n):
         net = game.net[q]
-        total.append(START_COUNTERS + sum(net))
+        total.append(sum(game.start[q]) + sum(net))  # the start total is public (3; scenarios may differ)
         if q == viewer:
             row = list(game.supply[q])
         elif two:  # the 2-player start counters are public (KH-SETUP-18)
@@ -104,73 +104,178 @@ class Observer:
         n = game.num_players
         self.num_players = n
         P = n
-        self.layout = ObservationLayout.build([
-            ("board", ("players", "spaces", "planes"), (P, NUM_SPACES, N_PLANES),
-             "every country board, viewer first (planes: " + ", ".join(f[0] for f in BOARD_PLANES) + ")",
-             np.broadcast_to(highs(BOARD_PLANES), (P, NUM_SPACES, N_PLANES))),
-            ("farmhands_off", ("players", "farmhands"), (P, FARMHANDS),
-             "farmhand beside its owner's board (playable): " + ", ".join(w.name for w in WORKERS[:6]), 1.0),
-            ("townsfolk", ("townsfolk", "town+players"), (6, P + 1),
-             "where each townsfolk is: index 0 the town board, 1+k the k-th seat from the viewer", 1.0),
-            ("store_tile", ("players", "store spaces", "spaces"), (P, STORE_SPACES, NUM_SPACES),
-             "coordinate of the field tile in each store space (one-hot)", 1.0),
-            ("store_bid", ("players", "store spaces", "crops"), (P, STORE_SPACES, NUM_CROPS),
-             "the open bid next to each store tile (KH-ACT-BID-8)", float(COUNTERS_PER_CROP)),
-            ("store_new", ("players", "store spaces"), (P, STORE_SPACES),
-             "the store tile entered a store this turn (KH-EVENT-6)", 1.0),
-            ("registry", ("registry spaces", "spaces"), (REGISTRY_SPACES, NUM_SPACES),
-             "coordinate of the field tile on each registry space 1-6 (one-hot)", 1.0),
-            ("stock", ("crops",), (NUM_CROPS,), "general stock per crop (KH-INFO-5)", float(COUNTERS_PER_CROP)),
-            ("bag_fields", ("spaces",), (NUM_SPACES,), "field tile still in the bag (KH-INFO-3)", 1.0),
-            ("bag_counts", ("fields/events",), (2,), "field tiles and event tiles in the bag",
-             np.array([NUM_SPACES, NUM_EVENT_TILES], np.float32)),
-            ("fallow", ("spaces",), (NUM_SPACES,), "field tile in the fallow area (KH-BOARD-7)", 1.0),
-            ("event_spaces", ("event spaces", "event kinds"), (EVENT_SPACES, len(EVENTS)),
-             "kind of the event on each event space (one-hot): " + ", ".join(e.name for e in EVENTS), 1.0),
-            ("events_out", ("event kinds",), (len(EVENTS),), "resolved tiles of each event kind", 2.0),
-            ("supply_own", ("crops",), (NUM_CROPS,), "the viewer's own supply per crop", float(COUNTERS_PER_CROP)),
-            ("supply_total", ("players",), (P,), "every supply's total (always known)", float(TOTAL_COUNTERS)),
-            ("supply_exact", ("players", "crops"), (P, NUM_CROPS),
-             "supply per crop where known (the viewer; everyone with 2 players), else 0", float(COUNTERS_PER_CROP)),
-            ("supply_known", ("players",), (P,), "the row of supply_exact is known", 1.0),
-            ("supply_min", ("players", "crops"), (P, NUM_CROPS),
-             "deduced lower bound per crop (net minus the lowest net so far; exact where known)",
-             float(COUNTERS_PER_CROP)),
-            ("net_gain", ("players", "crops"), (P, NUM_CROPS),
-             "positive part of the per-crop net of public gains and losses since setup", float(COUNTERS_PER_CROP)),
-            ("net_loss", ("players", "crops"), (P, NUM_CROPS),
-             "negative part of that net (at most the 3 start counters)", float(START_COUNTERS)),
-            ("start_pool_others", ("crops",), (NUM_CROPS,),
-             "counters per crop in the other players' start counters together (pool minus own)", 3.0),
-            ("active", ("players",), (P,), "the active player (whose turn it is)", 1.0),
-            ("acting", ("players",), (P,), "the acting player (who decides now)", 1.0),
-            ("start_player", ("players",), (P,), "the start player", 1.0),
-            ("letters", ("a,b,c,d",), (4,), "action letters used this turn (KH-TURN-3)", 1.0),
-            ("turn", ("features",), (5,),
-             "actions taken toward the limit, end triggered, turns left, rounds played, events resolved",
-             np.array([2, 1, 2 * P + 1, SAFETY_ROUNDS + 3, EVENT_SPACES], np.float32)),
-            ("pending_extra", ("supervisor,carter",), (2,), "an extra action awaits the end of the action", 1.0),
-            ("rebenefit", ("players", "farmhands"), (P, FARMHANDS),
-             "farmhand gave a re-placement benefit this turn (KH-ACT-PLACE-11)", 1.0),
-            ("rebenefit_townsfolk", ("townsfolk",), (6,), "townsfolk gave a re-placement benefit this turn", 1.0),
-            ("phase", ("phases",), (len(PHASES),), "the current phase (one-hot): " + ", ".join(PHASES), 1.0),
-            ("ctx_worker", ("worker kinds",), (12,), "worker being placed or re-placed (SPACE, REPLACE)", 1.0),
-            ("ctx_event", ("event kinds",), (len(EVENTS),), "event being resolved", 1.0),
-            ("ctx_event_player", ("players",), (P,), "the player the event is being resolved for", 1.0),
-            ("ctx_spaces", ("spaces",), (NUM_SPACES,),
-             "HARVEST: the group fixed by the first pick; PICK: the spaces allowed", 1.0),
-            ("ctx_pick", ("pick kinds",), (len(PICK_KINDS),), "PICK: " + ", ".join(PICK_KINDS), 1.0),
-            ("ctx_flags", ("features",), (3,),
-             "free harvest (event/Reeve: 0 any), Surveyor-placed (no re-placement benefit), Hiring Fair", 1.0),
-            ("ctx_count", ("features",), (3,),
-             "picks left (PICK) / counters left to take (TAKE); tiles or counters done in this phase; "
-             "exchange counters given", np.array([3, TOTAL_COUNTERS, TOTAL_COUNTERS], np.float32)),
-            ("ctx_limit", ("2,3,none",), (3,), "GIVE: the exchange limit (Labourer 2, Market Day 3, Merchant)", 1.0),
-            ("ctx_crops", ("crops",), (NUM_CROPS,),
-             "GIVE/TAKE: crops given in this exchange; CROP: the Brewer's first crop", 1.0),
-            ("ctx_bid_space", ("store spaces",), (STORE_SPACES,), "BID: the store space being bid on", 1.0),
-            ("ctx_extra", ("supervisor,carter",), (2,), "EXTRA: whose extra action is offered", 1.0),
-        ])
+        self.layout = ObservationLayout.build(
+            [
+                (
+                    "board",
+                    ("players", "spaces", "planes"),
+                    (P, NUM_SPACES, N_PLANES),
+                    "every country board, viewer first (planes: " + ", ".join(f[0] for f in BOARD_PLANES) + ")",
+                    np.broadcast_to(highs(BOARD_PLANES), (P, NUM_SPACES, N_PLANES)),
+                ),
+                (
+                    "farmhands_off",
+                    ("players", "farmhands"),
+                    (P, FARMHANDS),
+                    "farmhand beside its owner's board (playable): " + ", ".join(w.name for w in WORKERS[:6]),
+                    1.0,
+                ),
+                (
+                    "townsfolk",
+                    ("townsfolk", "town+players"),
+                    (6, P + 1),
+                    "where each townsfolk is: index 0 the town board, 1+k the k-th seat from the viewer",
+                    1.0,
+                ),
+                (
+                    "store_tile",
+                    ("players", "store spaces", "spaces"),
+                    (P, STORE_SPACES, NUM_SPACES),
+                    "coordinate of the field tile in each store space (one-hot)",
+                    1.0,
+                ),
+                (
+                    "store_bid",
+                    ("players", "store spaces", "crops"),
+                    (P, STORE_SPACES, NUM_CROPS),
+                    "the open bid next to each store tile (KH-ACT-BID-8)",
+                    float(COUNTERS_PER_CROP),
+                ),
+                (
+                    "store_new",
+                    ("players", "store spaces"),
+                    (P, STORE_SPACES),
+                    "the store tile entered a store this turn (KH-EVENT-6)",
+                    1.0,
+                ),
+                (
+                    "registry",
+                    ("registry spaces", "spaces"),
+                    (REGISTRY_SPACES, NUM_SPACES),
+                    "coordinate of the field tile on each registry space 1-6 (one-hot)",
+                    1.0,
+                ),
+                ("stock", ("crops",), (NUM_CROPS,), "general stock per crop (KH-INFO-5)", float(COUNTERS_PER_CROP)),
+                ("bag_fields", ("spaces",), (NUM_SPACES,), "field tile still in the bag (KH-INFO-3)", 1.0),
+                (
+                    "bag_counts",
+                    ("fields/events",),
+                    (2,),
+                    "field tiles and event tiles in the bag",
+                    np.array([NUM_SPACES, NUM_EVENT_TILES], np.float32),
+                ),
+                ("fallow", ("spaces",), (NUM_SPACES,), "field tile in the fallow area (KH-BOARD-7)", 1.0),
+                (
+                    "event_spaces",
+                    ("event spaces", "event kinds"),
+                    (EVENT_SPACES, len(EVENTS)),
+                    "kind of the event on each event space (one-hot): " + ", ".join(e.name for e in EVENTS),
+                    1.0,
+                ),
+                ("events_out", ("event kinds",), (len(EVENTS),), "resolved tiles of each event kind", 2.0),
+                ("supply_own", ("crops",), (NUM_CROPS,), "the viewer's own supply per crop", float(COUNTERS_PER_CROP)),
+                ("supply_total", ("players",), (P,), "every supply's total (always known)", float(TOTAL_COUNTERS)),
+                (
+                    "supply_exact",
+                    ("players", "crops"),
+                    (P, NUM_CROPS),
+                    "supply per crop where known (the viewer; everyone with 2 players), else 0",
+                    float(COUNTERS_PER_CROP),
+                ),
+                ("supply_known", ("players",), (P,), "the row of supply_exact is known", 1.0),
+                (
+                    "supply_min",
+                    ("players", "crops"),
+                    (P, NUM_CROPS),
+                    "deduced lower bound per crop (net minus the lowest net so far; exact where known)",
+                    float(COUNTERS_PER_CROP),
+                ),
+                (
+                    "net_gain",
+                    ("players", "crops"),
+                    (P, NUM_CROPS),
+                    "positive part of the per-crop net of public gains and losses since setup",
+                    float(COUNTERS_PER_CROP),
+                ),
+                (
+                    "net_loss",
+                    ("players", "crops"),
+                    (P, NUM_CROPS),
+                    "negative part of that net (at most the 3 start counters)",
+                    float(START_COUNTERS),
+                ),
+                (
+                    "start_pool_others",
+                    ("crops",),
+                    (NUM_CROPS,),
+                    "counters per crop in the other players' start counters together (pool minus own)",
+                    3.0,
+                ),
+                ("active", ("players",), (P,), "the active player (whose turn it is)", 1.0),
+                ("acting", ("players",), (P,), "the acting player (who decides now)", 1.0),
+                ("start_player", ("players",), (P,), "the start player", 1.0),
+                ("letters", ("a,b,c,d",), (4,), "action letters used this turn (KH-TURN-3)", 1.0),
+                (
+                    "turn",
+                    ("features",),
+                    (5,),
+                    "actions taken toward the limit, end triggered, turns left, rounds played, events resolved",
+                    np.array([2, 1, 2 * P + 1, SAFETY_ROUNDS + 3, EVENT_SPACES], np.float32),
+                ),
+                ("pending_extra", ("supervisor,carter",), (2,), "an extra action awaits the end of the action", 1.0),
+                (
+                    "rebenefit",
+                    ("players", "farmhands"),
+                    (P, FARMHANDS),
+                    "farmhand gave a re-placement benefit this turn (KH-ACT-PLACE-11)",
+                    1.0,
+                ),
+                ("rebenefit_townsfolk", ("townsfolk",), (6,), "townsfolk gave a re-placement benefit this turn", 1.0),
+                ("phase", ("phases",), (len(PHASES),), "the current phase (one-hot): " + ", ".join(PHASES), 1.0),
+                ("ctx_worker", ("worker kinds",), (12,), "worker being placed or re-placed (SPACE, REPLACE)", 1.0),
+                ("ctx_event", ("event kinds",), (len(EVENTS),), "event being resolved", 1.0),
+                ("ctx_event_player", ("players",), (P,), "the player the event is being resolved for", 1.0),
+                (
+                    "ctx_spaces",
+                    ("spaces",),
+                    (NUM_SPACES,),
+                    "HARVEST: the group fixed by the first pick; PICK: the spaces allowed",
+                    1.0,
+                ),
+                ("ctx_pick", ("pick kinds",), (len(PICK_KINDS),), "PICK: " + ", ".join(PICK_KINDS), 1.0),
+                (
+                    "ctx_flags",
+                    ("features",),
+                    (3,),
+                    "free harvest (event/Reeve: 0 any), Surveyor-placed (no re-placement benefit), Hiring Fair",
+                    1.0,
+                ),
+                (
+                    "ctx_count",
+                    ("features",),
+                    (3,),
+                    "picks left (PICK) / counters left to take (TAKE); tiles or counters done in this phase; "
+                    "exchange counters given",
+                    np.array([3, TOTAL_COUNTERS, TOTAL_COUNTERS], np.float32),
+                ),
+                (
+                    "ctx_limit",
+                    ("2,3,none",),
+                    (3,),
+                    "GIVE: the exchange limit (Labourer 2, Market Day 3, Merchant)",
+                    1.0,
+                ),
+                (
+                    "ctx_crops",
+                    ("crops",),
+                    (NUM_CROPS,),
+                    "GIVE/TAKE: crops given in this exchange; CROP: the Brewer's first crop",
+                    1.0,
+                ),
+                ("ctx_bid_space", ("store spaces",), (STORE_SPACES,), "BID: the store space being bid on", 1.0),
+                ("ctx_extra", ("supervisor,carter",), (2,), "EXTRA: whose extra action is offered", 1.0),
+            ]
+        )
 
     def reset(self, game: Any) -> None:
         """Nothing to forget: buffers remember what they hold in their own ``memo``."""
@@ -288,8 +393,20 @@ class Observer:
         v["rebenefit_townsfolk"][:] = [game.rebenefit >> (TOWNSFOLK_BASE + t) & 1 for t in range(6)]
 
     def _fill_context(self, game: Any, v: dict, rank: dict) -> None:
-        for name in ("phase", "ctx_worker", "ctx_event", "ctx_event_player", "ctx_spaces", "ctx_pick", "ctx_flags",
-                     "ctx_count", "ctx_limit", "ctx_crops", "ctx_bid_space", "ctx_extra"):
+        for name in (
+            "phase",
+            "ctx_worker",
+            "ctx_event",
+            "ctx_event_player",
+            "ctx_spaces",
+            "ctx_pick",
+            "ctx_flags",
+            "ctx_count",
+            "ctx_limit",
+            "ctx_crops",
+            "ctx_bid_space",
+            "ctx_extra",
+        ):
             v[name][:] = 0.0
         f = game.frame
         if f is None:

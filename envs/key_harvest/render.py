@@ -14,6 +14,7 @@ from typing import Any
 
 from .actions import PHASES
 from .board import (
+    COLS,
     CROP_OF,
     CROPS,
     EVENT_SPACES,
@@ -25,7 +26,6 @@ from .board import (
     NUMBER,
     ROW_NAMES,
     ROWS,
-    COLS,
     SPACE_NAMES,
     STORE_SPACES,
     TOWNSFOLK_BASE,
@@ -66,7 +66,8 @@ def scores_line(game: Any, viewer: int | None, public: bool = False) -> str:
         return "scores so far: " + ", ".join(f"P{p} {s.total}" for p, s in enumerate(game.scores()))
     parts = [public_points(game, p) for p in range(game.num_players)]
     return "board points so far (groups + workers; majorities hidden): " + ", ".join(
-        f"P{p} {g + w}" for p, (g, w) in enumerate(parts))
+        f"P{p} {g + w}" for p, (g, w) in enumerate(parts)
+    )
 
 
 def board_lines(game: Any, p: int, colour: bool = False) -> list[str]:
@@ -102,8 +103,10 @@ def _supply_text(game: Any, viewer: int | None, q: int) -> str:
     if exact[q] is not None:
         return f"supply {counters(exact[q])} (total {total[q]})"
     net = game.net[q]
-    return (f"supply total {total[q]} (hidden; at least {counters(low[q])}; "
-            f"public net {' '.join(f'{CROP_LETTER[c]}{net[c]:+d}' for c in range(NUM_CROPS))})")
+    return (
+        f"supply total {total[q]} (hidden; at least {counters(low[q])}; "
+        f"public net {' '.join(f'{CROP_LETTER[c]}{net[c]:+d}' for c in range(NUM_CROPS))})"
+    )
 
 
 def _store_text(game: Any, q: int) -> str:
@@ -125,13 +128,18 @@ def header_lines(game: Any, viewer: int | None, public: bool = False) -> list[st
     who = ("public view" if public else "omniscient view") if viewer is None else f"view of player {viewer}"
     lines = [f"Key Harvest, {n} players ({who})"]
     if game.is_terminal():
-        lines.append("GAME OVER" + (" (safety limit reached, truncated)" if game.truncated else "")
-                     + f"; winners: {', '.join(f'P{p}' for p in game.winners())}")
+        lines.append(
+            "GAME OVER"
+            + (" (safety limit reached, truncated)" if game.truncated else "")
+            + f"; winners: {', '.join(f'P{p}' for p in game.winners())}"
+        )
     else:
         f = game.frame
-        lines.append(f"round {game.rounds + 1}, turn of P{game.active} (start player P{game.start_player}); "
-                     f"acting: P{f[1]}; phase {PHASE_OF[f[0]]}"
-                     + (f"; end triggered, {game.turns_left} turns left" if game.end_triggered else ""))
+        lines.append(
+            f"round {game.rounds + 1}, turn of P{game.active} (start player P{game.start_player}); "
+            f"acting: P{f[1]}; phase {PHASE_OF[f[0]]}"
+            + (f"; end triggered, {game.turns_left} turns left" if game.end_triggered else "")
+        )
         letters = "".join(ch for i, ch in enumerate("abcd") if game.taken >> i & 1) or "-"
         lines.append(f"actions taken: {game.actions_taken}/2, letters used: {letters}")
     if game.history:
@@ -139,10 +147,13 @@ def header_lines(game: Any, viewer: int | None, public: bool = False) -> list[st
     ev = [EVENTS[EVENT_TILES[t - NUM_SPACES]].name for t in game.events]
     lines.append(f"events ({len(ev)}/{EVENT_SPACES}): " + (", ".join(ev) or "none"))
     fields_in_bag = sum(1 for t in game.bag if t < NUM_SPACES)
-    lines.append(f"bag: {fields_in_bag} field tiles, {len(game.bag) - fields_in_bag} event tiles"
-                 + (f"; {len(game.removed)} events removed unseen" if game.removed else ""))
-    lines.append("registry: " + "  ".join(f"{i + 1}:{tile_name(t) if t >= 0 else '--'}"
-                                          for i, t in enumerate(game.registry)))
+    lines.append(
+        f"bag: {fields_in_bag} field tiles, {len(game.bag) - fields_in_bag} event tiles"
+        + (f"; {len(game.removed)} events removed unseen" if game.removed else "")
+    )
+    lines.append(
+        "registry: " + "  ".join(f"{i + 1}:{tile_name(t) if t >= 0 else '--'}" for i, t in enumerate(game.registry))
+    )
     lines.append(f"general stock: {counters(game.stock)}")
     town = [f"{WORKERS[6 + t].name}({NUMBER[6 + t]})" for t in range(6) if game.town[t] < 0]
     lines.append("townsfolk in town: " + (", ".join(town) or "none"))
@@ -166,8 +177,10 @@ def render_text(game: Any, viewer: int | None, colour: bool = False) -> str:
         lines.append("  farmhands beside the board: " + (", ".join(off) or "none"))
         lines += ["  " + line for line in board_lines(game, q, colour)]
     lines.append("")
-    lines.append("legend: W wheat, H hops, V vegetables, A cider apples, N wine; upper case unharvested, "
-                 "lower case harvested; 1-3 farmhand, [4]/[5] townsfolk")
+    lines.append(
+        "legend: W wheat, H hops, V vegetables, A cider apples, N wine; upper case unharvested, "
+        "lower case harvested; 1-3 farmhand, [4]/[5] townsfolk"
+    )
     return "\n".join(lines)
 
 
@@ -181,8 +194,9 @@ def ansi_text(game: Any, viewer: int | None) -> str:
 def _hex_points(cx: float, cy: float, r: float) -> list[tuple[float, float]]:
     import math
 
-    return [(cx + r * math.cos(math.radians(60 * i - 30)), cy + r * math.sin(math.radians(60 * i - 30)))
-            for i in range(6)]
+    return [
+        (cx + r * math.cos(math.radians(60 * i - 30)), cy + r * math.sin(math.radians(60 * i - 30))) for i in range(6)
+    ]
 
 
 def _draw_board(draw: Any, font: Any, game: Any, p: int, x0: int, y0: int, r: float, title: str) -> None:
@@ -264,8 +278,11 @@ def rgb_array(game: Any, viewer: int | None = None) -> Any:
     draw.text((ex, y + 4), "event spaces", fill=(80, 60, 20), font=font)
     for i in range(EVENT_SPACES):
         x = ex + i * 56
-        draw.rectangle((x, y + 20, x + 52, y + 50), outline=(120, 100, 60),
-                       fill=(255, 255, 255) if i < len(game.events) else (235, 225, 200))
+        draw.rectangle(
+            (x, y + 20, x + 52, y + 50),
+            outline=(120, 100, 60),
+            fill=(255, 255, 255) if i < len(game.events) else (235, 225, 200),
+        )
         if i < len(game.events):
             name = EVENTS[EVENT_TILES[game.events[i] - NUM_SPACES]].name
             words = name.split()
@@ -282,9 +299,13 @@ def rgb_array(game: Any, viewer: int | None = None) -> Any:
     draw.text((16, y + 92), "general stock:", fill=(80, 60, 20), font=font)
     _draw_counters(draw, font, 110, y + 94, game.stock)
     fields_in_bag = sum(1 for t in game.bag if t < NUM_SPACES)
-    draw.text((16, y + 112), f"bag: {fields_in_bag} field tiles, {len(game.bag) - fields_in_bag} event tiles"
-              + (f"   fallow: {', '.join(SPACE_NAMES[t] for t in game.fallow)}" if game.fallow else ""),
-              fill=(0, 0, 0), font=font)
+    draw.text(
+        (16, y + 112),
+        f"bag: {fields_in_bag} field tiles, {len(game.bag) - fields_in_bag} event tiles"
+        + (f"   fallow: {', '.join(SPACE_NAMES[t] for t in game.fallow)}" if game.fallow else ""),
+        fill=(0, 0, 0),
+        font=font,
+    )
     draw.text((16, y + 130), scores_line(game, viewer, public=True), fill=(0, 0, 0), font=font)
     y += 160
     # legend

@@ -114,6 +114,25 @@ def _counts(d: dict[str, int] | None) -> list[int]:
     return row
 
 
+def _boards(g: Game, boards: dict[int, str], workers: dict[int, dict[str, str]], take: Any) -> None:
+    for p, text in boards.items():
+        for token in text.split():
+            s = take(parse_space(token))
+            g.fields[p] |= BIT[s]
+            if token[0].isupper():
+                g.unharvested[p] |= BIT[s]
+    for p, placed in workers.items():
+        for coord, name in placed.items():
+            s = parse_space(coord)
+            k = [w.name for w in WORKERS].index(name)
+            tile = FARMHANDS * p + k if k < FARMHANDS else TOWNSFOLK_BASE + k - FARMHANDS
+            g.worker_space[tile] = s
+            g.worker_at[p][s] = tile
+            g.workers[p] |= BIT[s]
+            if tile >= TOWNSFOLK_BASE:
+                g.town[tile - TOWNSFOLK_BASE] = p
+
+
 def scenario(
     num_players: int = 2,
     seed: int = 0,
@@ -152,22 +171,7 @@ def scenario(
         used.add(t)
         return t
 
-    for p, text in (boards or {}).items():
-        for token in text.split():
-            s = take(parse_space(token))
-            g.fields[p] |= BIT[s]
-            if token[0].isupper():
-                g.unharvested[p] |= BIT[s]
-    for p, placed in (workers or {}).items():
-        for coord, name in placed.items():
-            s = parse_space(coord)
-            k = [w.name for w in WORKERS].index(name)
-            tile = FARMHANDS * p + k if k < FARMHANDS else TOWNSFOLK_BASE + k - FARMHANDS
-            g.worker_space[tile] = s
-            g.worker_at[p][s] = tile
-            g.workers[p] |= BIT[s]
-            if tile >= TOWNSFOLK_BASE:
-                g.town[tile - TOWNSFOLK_BASE] = p
+    _boards(g, boards or {}, workers or {}, take)
     g.store = [[-1] * STORE_SPACES for _ in range(n)]
     g.bids = [[[0] * NUM_CROPS for _ in range(STORE_SPACES)] for _ in range(n)]
     for p, row in (stores or {}).items():

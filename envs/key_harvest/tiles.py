@@ -61,10 +61,20 @@ class EventKind:
 
 
 FARMHAND_BENEFITS = (
-    "take_one", "unharvest_adjacent", "harvest_adjacent", "exchange_two", "extra_action", "harvest_anywhere",
+    "take_one",
+    "unharvest_adjacent",
+    "harvest_adjacent",
+    "exchange_two",
+    "extra_action",
+    "harvest_anywhere",
 )
 TOWNSFOLK_BENEFITS = (
-    "harvest_all_adjacent", "take_two_same", "extra_store", "exchange_any", "harvest_group", "survey",
+    "harvest_all_adjacent",
+    "take_two_same",
+    "extra_store",
+    "exchange_any",
+    "harvest_group",
+    "survey",
 )
 EVENT_EFFECTS = ("harvest_group", "hiring", "unharvest_two", "exchange_three", "deed", "tithe", "enclose")
 

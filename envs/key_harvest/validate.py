@@ -22,9 +22,31 @@ from .board import (
 )
 
 _FRAME_NAMES = {
-    "turn", "harvest", "pick", "subst", "hiring", "worker", "space", "remove", "store", "replace", "registry",
-    "bid", "extra", "deed", "crop", "give", "take", "tithe", "enclose", "survey",
-    "action_end", "refill", "event_for", "event_done", "miller",
+    "turn",
+    "harvest",
+    "pick",
+    "subst",
+    "hiring",
+    "worker",
+    "space",
+    "remove",
+    "store",
+    "replace",
+    "registry",
+    "bid",
+    "extra",
+    "deed",
+    "crop",
+    "give",
+    "take",
+    "tithe",
+    "enclose",
+    "survey",
+    "action_end",
+    "refill",
+    "event_for",
+    "event_done",
+    "miller",
 }
 
 
@@ -41,8 +63,14 @@ def _check_types(g: Any) -> None:
     for key in ("fields", "unharvested", "workers", "pairs", "supply", "start", "net", "min_net", "store", "bids"):
         if not isinstance(getattr(g, key), list) or len(getattr(g, key)) != n:
             _fail(f"field {key!r} must hold one entry per player")
-    for key, size in (("stock", NUM_CROPS), ("registry", REGISTRY_SPACES), ("town", 6), ("worker_space", 30),
-                      ("pool", NUM_CROPS), ("roles", NUM_CROPS)):
+    for key, size in (
+        ("stock", NUM_CROPS),
+        ("registry", REGISTRY_SPACES),
+        ("town", 6),
+        ("worker_space", 30),
+        ("pool", NUM_CROPS),
+        ("roles", NUM_CROPS),
+    ):
         value = getattr(g, key)
         if not isinstance(value, list) or len(value) != size or not all(isinstance(v, int) for v in value):
             _fail(f"field {key!r} must be a list of {size} integers")
@@ -86,6 +114,16 @@ def _check_tiles(g: Any) -> None:
             _fail(f"tile {t} is both in {where[t]} and in {place}")
         where[t] = place
 
+    _boards_and_stores(g, put)
+    _town_and_bag(g, put)
+    if len(where) != NUM_SPACES + NUM_EVENT_TILES:
+        missing = sorted(set(range(NUM_SPACES + NUM_EVENT_TILES)) - set(where))
+        _fail(f"tiles {missing} are nowhere")
+    if len(g.events) > 10:
+        _fail("more than 10 event tiles resolved")
+
+
+def _boards_and_stores(g: Any, put: Any) -> None:
     for p in range(g.num_players):
         f, u, w = g.fields[p], g.unharvested[p], g.workers[p]
         if f & ~FULL or u & ~f or f & w:
@@ -103,6 +141,9 @@ def _check_tiles(g: Any) -> None:
                 _fail(f"store {p} space {k + 1} has a bid without a tile")
             elif t != -1:
                 _fail(f"store {p} space {k + 1}: {t!r} is not a tile")
+
+
+def _town_and_bag(g: Any, put: Any) -> None:
     for i, t in enumerate(g.registry):
         if t >= 0:
             if t >= NUM_SPACES:
@@ -120,11 +161,6 @@ def _check_tiles(g: Any) -> None:
         put(t, "the event spaces")
     for t in g.removed:
         put(t, "the removed events")
-    if len(where) != NUM_SPACES + NUM_EVENT_TILES:
-        missing = sorted(set(range(NUM_SPACES + NUM_EVENT_TILES)) - set(where))
-        _fail(f"tiles {missing} are nowhere")
-    if len(g.events) > 10:
-        _fail("more than 10 event tiles resolved")
 
 
 def _check_workers(g: Any) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from farmgames.envs.key_harvest.board import parse_space
 
-from .helpers import DONE, C, R, S, ST, play, scenario
+from .helpers import DONE, ST, C, R, S, play, scenario
 
 W, H, V, A, N = range(5)
 REG = ["A1", "A2", "A3", "A4", "A5", "A6"]
@@ -87,9 +87,22 @@ def test_draw_6_effects_during_events_do_not_refill():
 
 def test_draw_7_no_draws_after_the_tenth_event():
     """KH-DRAW-7, KH-END-1: once the 10th event is resolved no more tiles are drawn."""
-    g = scenario(supply={0: {"wheat": 1}}, registry=REG, bag=["Tithe", "G8"],
-                 events=["Harvest Festival", "Harvest Festival", "Hiring Fair", "Hiring Fair", "Spring Rain",
-                         "Spring Rain", "Market Day", "Market Day", "Deed Day"])
+    g = scenario(
+        supply={0: {"wheat": 1}},
+        registry=REG,
+        bag=["Tithe", "G8"],
+        events=[
+            "Harvest Festival",
+            "Harvest Festival",
+            "Hiring Fair",
+            "Hiring Fair",
+            "Spring Rain",
+            "Spring Rain",
+            "Market Day",
+            "Market Day",
+            "Deed Day",
+        ],
+    )
     play(g, 5, R(1), C("wheat"))
     assert len(g.events) == 10 and g.end_triggered
     assert g.registry[0] == -1 and g.bag[-1] == parse_space("G8")

@@ -54,8 +54,15 @@ def test_comp_6_event_4_fourteen_event_tiles_seven_kinds():
     """KH-COMP-6, KH-EVENT-4, KH-RULING-6: 14 event tiles, seven kinds of two."""
     assert B.NUM_EVENT_TILES == 14 and len(B.EVENTS) == 7
     assert all(B.EVENT_TILES.count(k) == 2 for k in range(7))
-    assert [e.name for e in B.EVENTS] == ["Harvest Festival", "Hiring Fair", "Spring Rain", "Market Day",
-                                          "Deed Day", "Tithe", "Enclosure"]
+    assert [e.name for e in B.EVENTS] == [
+        "Harvest Festival",
+        "Hiring Fair",
+        "Spring Rain",
+        "Market Day",
+        "Deed Day",
+        "Tithe",
+        "Enclosure",
+    ]
 
 
 def test_comp_7_8_sixty_counters_five_crops():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from farmgames.envs.key_harvest.board import parse_space
 
-from .helpers import DONE, C, R, S, ST, play, scenario
+from .helpers import DONE, ST, C, R, S, play, scenario
 
 W, H, V, A, N = range(5)
 REG = ["A1", "A2", "A3", "A4", "A5", "A6"]
@@ -25,8 +25,7 @@ def draw(event: str, **kw):
 def test_event_1_2_3_harvest_festival_for_every_player_in_order():
     """KH-EVENT-1/2/3, KH-RULING-6 Harvest Festival: every player, clockwise from the active one, may harvest a
     group as in action (a) (0 legal at once)."""
-    g = draw("Harvest Festival", num_players=3, active=1, boards={0: "C2", 1: "E6", 2: "G8"},
-             supply={1: {"wheat": 1}})
+    g = draw("Harvest Festival", num_players=3, active=1, boards={0: "C2", 1: "E6", 2: "G8"}, supply={1: {"wheat": 1}})
     assert g.phase == "HARVEST" and g.current_player == 1 and DONE in g.legal_actions()
     play(g, S("E6"))
     assert g.current_player == 2
@@ -88,8 +87,13 @@ def test_ruling_13_exchange_give_condition():
 def test_ruling_6_deed_day_event_6_others_take_c_not_new_tiles():
     """KH-RULING-6 Deed Day, KH-EVENT-6: every player but the active one may take an action (c), paying as
     usual, but not a tile that entered a store this turn."""
-    g = draw("Deed Day", num_players=3, boards={1: "G8", 2: "G1"}, supply={1: {"wheat": 2, "wine": 1}},
-             stores={2: [("E6", {"wine": 1}), None]})
+    g = draw(
+        "Deed Day",
+        num_players=3,
+        boards={1: "G8", 2: "G1"},
+        supply={1: {"wheat": 2, "wine": 1}},
+        stores={2: [("E6", {"wine": 1}), None]},
+    )
     assert g.phase == "DEED" and g.current_player == 1 and set(g.legal_actions()) == {DONE, 4}
     play(g, 4)
     assert g.legal_actions() == [ST(1, 1)]  # P2's tile; P0's new A1 (bid 1 wheat) is excluded

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from farmgames.envs.key_harvest.board import parse_space
 
-from .helpers import DONE, C, R, S, ST, play, scenario
+from .helpers import DONE, ST, C, R, S, play, scenario
 
 W, H, V, A, N = range(5)
 APPRENTICE, SUPERVISOR = 62, 66
@@ -17,8 +17,11 @@ def bit(name: str) -> int:
 
 def test_place_1_one_or_two_tiles_from_any_stores():
     """KH-ACT-PLACE-1: 1 or 2 tiles from own and other stores, e.g. from two different opponents."""
-    g = scenario(num_players=3, supply={0: {"wheat": 2, "hops": 1}},
-                 stores={1: [("A1", {"wheat": 1}), None], 2: [("G8", {"hops": 1}), ("G7", {"wheat": 1})]})
+    g = scenario(
+        num_players=3,
+        supply={0: {"wheat": 2, "hops": 1}},
+        stores={1: [("A1", {"wheat": 1}), None], 2: [("G8", {"hops": 1}), ("G7", {"wheat": 1})]},
+    )
     play(g, 4)
     assert set(g.legal_actions()) == {ST(1, 1), ST(2, 1), ST(2, 2)}  # 0 only after the first tile
     play(g, ST(1, 1))
@@ -83,8 +86,12 @@ def test_place_8_declined_worker_goes_back():
 def test_place_11_no_benefit_for_surveyor_placed_tile():
     """KH-ACT-PLACE-11 (1), KH-RULING-15: a worker displaced by the Surveyor's tile may be re-placed, no benefit."""
     five = "C4 C5 D3 D5 E4"
-    g = scenario(boards={0: five + " G2"}, workers={0: {"G1": "Apprentice"}},
-                 registry=["G1", "A2", "A3", "A4", "A5", "A6"], bag=["G8"])
+    g = scenario(
+        boards={0: five + " G2"},
+        workers={0: {"G1": "Apprentice"}},
+        registry=["G1", "A2", "A3", "A4", "A5", "A6"],
+        bag=["G8"],
+    )
     play(g, 2, SURVEYOR, S("D4"), R(1))
     assert g.phase == "REPLACE" and g.frame[3] == 1
     play(g, S("F1"))  # F1 touches G1 and G2
@@ -93,8 +100,11 @@ def test_place_11_no_benefit_for_surveyor_placed_tile():
 
 def test_place_11_one_replacement_benefit_per_tile_and_turn():
     """KH-ACT-PLACE-11 (2), KH-RULING-15: the same worker tile gives a re-placement benefit once per turn."""
-    g = scenario(boards={0: "C2 C3 G2"}, workers={0: {"C4": "Apprentice"}},
-                 stores={0: [("C4", {"wine": 1}), ("B2", {"wine": 1})]})
+    g = scenario(
+        boards={0: "C2 C3 G2"},
+        workers={0: {"C4": "Apprentice"}},
+        stores={0: [("C4", {"wine": 1}), ("B2", {"wine": 1})]},
+    )
     play(g, 4, ST(0, 1), S("B2"), C("hops"))  # re-placed on B2: benefit
     assert g.phase == "STORE"
     play(g, ST(0, 2))  # B2 arrives: displaced again
@@ -106,8 +116,12 @@ def test_place_11_one_replacement_benefit_per_tile_and_turn():
 def test_place_10_ruling_14_supervisor_replaced_during_c_offers_extra_after():
     """KH-ACT-PLACE-10, KH-RULING-14: a Supervisor re-placed during (c) offers its extra action once the (c) is
     complete; (c) is used, so (a) or (d)."""
-    g = scenario(boards={0: "C2 C3 D3 C4"}, workers={0: {"D4": "Supervisor"}}, supply={0: {"wheat": 1}},
-                 stores={0: [("D4", {"wine": 1}), ("G8", {"wine": 1})]})
+    g = scenario(
+        boards={0: "C2 C3 D3 C4"},
+        workers={0: {"D4": "Supervisor"}},
+        supply={0: {"wheat": 1}},
+        stores={0: [("D4", {"wine": 1}), ("G8", {"wine": 1})]},
+    )
     play(g, 4, ST(0, 1))
     assert g.phase == "REPLACE"
     play(g, S("D2"))
@@ -127,8 +141,12 @@ def test_place_10_extra_c_follows_every_rule():
 
 def test_ruling_14_extra_lost_during_an_event():
     """KH-RULING-14: a Supervisor placed during an event (Hiring Fair) gives no extra action."""
-    g = scenario(boards={0: "C2 C3 D3 C4 G8"}, supply={0: {"wheat": 2}}, bag=["Hiring Fair", "A1"],
-                 registry=["A2", "A3", "A4", "A5", "A6", "A7"])
+    g = scenario(
+        boards={0: "C2 C3 D3 C4 G8"},
+        supply={0: {"wheat": 2}},
+        bag=["Hiring Fair", "A1"],
+        registry=["A2", "A3", "A4", "A5", "A6", "A7"],
+    )
     play(g, 5, R(1), C("wheat"), DONE)  # refill draws the Hiring Fair
     assert g.phase == "HIRING" and g.current_player == 0
     play(g, 2, SUPERVISOR, S("D2"))

@@ -8,7 +8,7 @@ from farmgames.envs.core.protocol import IllegalActionError
 from farmgames.envs.key_harvest.actions import NUM_ACTIONS, PHASES, action_name
 from farmgames.envs.key_harvest.game import Game
 
-from .helpers import DONE, R, S, ST, C, play, scenario
+from .helpers import DONE, ST, C, R, S, play, scenario
 
 
 def test_turn_1_5_start_player_then_clockwise():

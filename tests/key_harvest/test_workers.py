@@ -174,8 +174,7 @@ def test_ruling_5_carter_extra_c_only_before_c_and_d():
     assert g.phase == "EXTRA" and set(g.legal_actions()) == {DONE, 4}
     play(g, 4, 80)
     assert g.fields[0] & bit("A1") and g.actions_taken == 1
-    g = scenario(boards={0: "D3 D4 F3 F4", 1: "G1"}, supply={0: {"wheat": 1}},
-                 stores={0: [None, ("A1", {"hops": 1})]})
+    g = scenario(boards={0: "D3 D4 F3 F4", 1: "G1"}, supply={0: {"wheat": 1}}, stores={0: [None, ("A1", {"hops": 1})]})
     play(g, 5, R(1), C("wheat"))  # (d) first
     play(g, 2, CARTER, S("E4"))
     assert g.phase != "EXTRA" and g.active == 1  # no extra; two actions: the turn is over
