@@ -18,7 +18,7 @@ from typing import Any
 from .adapters import env_functions
 from .core.bots import RandomBot
 from .core.lazy import lazy
-from .core.spec import Bounds, GameSpec, Keyword
+from .core.spec import LEGACY, Bounds, GameSpec, Keyword
 from .core.variants import ENV_KEYWORDS as _ENV_KEYWORDS
 from .core.variants import check_bool, valid_keywords
 from .fields_of_green.bounds import game_bounds
@@ -62,6 +62,7 @@ SPEC = GameSpec(
     hidden_perturbation=lazy("farmgames.envs.fields_of_green.hidden:hidden_perturbation"),
     rules="fields_of_green.md",
     score_info_key="final_vp",
+    conventions=LEGACY,  # v0 keeps the env behaviour it was published with (docs/fields_of_green/env_versions.md)
 )
 
 env, raw_env, parallel_env = env_functions(SPEC)

@@ -37,13 +37,20 @@ def env_functions(spec: GameSpec, module: str | None = None) -> tuple[Callable[.
     def raw_env(num_players: int | None = None, render_mode: str | None = None, **variant: Any) -> Any:
         return aec_cls(num_players=num_players, render_mode=render_mode, **variant)
 
+    default_illegal = spec.conventions.env_illegal_action
+
     def env(num_players: int | None = None, render_mode: str | None = None, **variant: Any) -> Any:
         """The AEC env wrapped the PettingZoo way: bounds checks, then order enforcement (PettingZoo's
         ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``, as subclasses with cheaper
-        attribute forwarding). Illegal moves are handled by the raw env itself (``illegal_action``)."""
+        attribute forwarding). Illegal moves are handled by the raw env itself: ``illegal_action``
+        defaults to the version's convention (v1 and new games: ``"terminate"``, PettingZoo's classic
+        ``TerminateIllegalWrapper`` behaviour; ``raw_env()`` raises)."""
+        variant.setdefault("illegal_action", default_illegal)
         return OrderEnforcing(AssertOutOfBounds(raw_env(num_players=num_players, render_mode=render_mode, **variant)))
 
     def parallel_env(num_players: int | None = None, render_mode: str | None = None, **variant: Any) -> Any:
+        """The ParallelEnv (``illegal_action`` defaults as for ``env()``)."""
+        variant.setdefault("illegal_action", default_illegal)
         return par_cls(num_players=num_players, render_mode=render_mode, **variant)
 
     for fn in (raw_env, env, parallel_env):

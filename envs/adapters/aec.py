@@ -45,20 +45,24 @@ class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
 
     def _after_load(self) -> None:
         self._stopped = False
+        self.last_illegal = None
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = (
+            self._step_infos(self.agents) if self._fixed_infos else {a: {} for a in self.agents}
+        )
         if self.game.is_terminal():
             self._finish()
         else:
             self.agent_selection = self.possible_agents[self.game.current_player]
 
-    def observe(self, agent: str) -> dict[str, Any]:
-        """``{"observation": {name: float32 array}, "action_mask": int8 array}``. The arrays are the
-        env's own buffers: valid until this agent is observed in two later states (copy to keep)."""
+    def observe(self, agent: str) -> Any:
+        """``{"observation": {name: float32 array}, "action_mask": int8 array}`` (``observation_mode``
+        gives the other shapes). Fresh arrays, never written again by the env; with ``reuse_buffers`` they
+        are the env's own buffers instead, valid until this agent is observed in two later states."""
         return self._observation(self.agent_name_mapping[agent])
 
     def _mask_actions(self, seat: int) -> list[int]:
@@ -93,6 +97,8 @@ class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
             self._accumulate_rewards()
         else:  # rewards are all zero until the end: accumulating them would change nothing
             self.agent_selection = self.possible_agents[game.current_player]
+            if self._fixed_infos:
+                self.infos = self._step_infos(self.agents)
 
     def _finish(self) -> None:
         self.rewards = self._final_rewards()
@@ -107,18 +113,14 @@ class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
         self.rewards = {a: 0.0 for a in self.agents}
         self.rewards[agent] = float(self.illegal_reward)
         self.terminations = {a: True for a in self.agents}
-        info = self._illegal_info(agent, action, exc)
-        self.infos = {a: {"illegal_action": info} for a in self.agents}
+        self.infos = self._illegal_infos(agent, action, exc)
         self._accumulate_rewards()
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
-        """A fresh int8 mask of ``agent`` (default: the agent to act)."""
+        """A fresh int8 mask of ``agent`` (default: the agent to act); all ones once the game ended under
+        the ``terminal_mask="all"`` convention."""
         agent = agent or self.agent_selection
-        mask = np.zeros(self.space_n, np.int8)
-        legal = self._mask_actions(self.agent_name_mapping[agent])
-        if legal:
-            mask[legal] = 1
-        return mask
+        return self._current_mask(self.agent_name_mapping[agent])
 
     def observation_text(self, agent: str | None = None) -> str:
         """``observer.text`` for ``agent`` (default: the agent to act)."""
@@ -128,5 +130,14 @@ class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
     @classmethod
     def for_spec(cls, spec: Any, name: str, module: str) -> type[BoardGameAECEnv]:
         """A subclass bound to one game (named and placed so that it pickles by reference)."""
-        return type(name, (cls,), {"spec": spec, "metadata": metadata(spec, False), "__module__": module,
-                                   "__qualname__": name, "__doc__": f"The AEC environment of {spec.title}."})
+        return type(
+            name,
+            (cls,),
+            {
+                "spec": spec,
+                "metadata": metadata(spec, False),
+                "__module__": module,
+                "__qualname__": name,
+                "__doc__": f"The AEC environment of {spec.title}.",
+            },
+        )

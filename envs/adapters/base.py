@@ -23,16 +23,18 @@ __all__ = ["BoardGameEnvBase", "as_index"]
 
 class _Slot:
     """One observation buffer of an agent: the observer's buffer, the action mask (an int8 array over
-    a bytearray, see ``_observation``) and the dict handed out."""
+    a bytearray, see ``_observation``) and the dicts handed out when buffers are reused."""
 
-    __slots__ = ("buf", "bits", "zeros", "mask", "obs")
+    __slots__ = ("buf", "bits", "zeros", "ones", "mask", "obs", "flat_obs")
 
     def __init__(self, buf: Any, num_actions: int):
         self.buf = buf
         self.bits = bytearray(num_actions)
         self.zeros = bytes(num_actions)
+        self.ones = b"\x01" * num_actions
         self.mask = np.frombuffer(self.bits, dtype=np.int8)  # writable view of bits
         self.obs = {"observation": buf.views, "action_mask": self.mask}
+        self.flat_obs = {"observation": buf.flat, "action_mask": self.mask}
 
 
 def as_index(action: Any) -> int:
@@ -52,6 +54,8 @@ class BoardGameEnvBase:
     spec: ClassVar[GameSpec]
     #: the parallel env appends a ``noop`` action when the game has none of its own
     _appends_noop: ClassVar[bool] = False
+    _stopped: bool = False  # an illegal action ended the game (illegal_action="terminate")
+    agents: list[str]
 
     def _setup(self, num_players: Any, render_mode: str | None, variant: dict[str, Any]) -> None:
         spec = self.spec
@@ -66,6 +70,13 @@ class BoardGameEnvBase:
         self.render_mode = render_mode
         self.reward_mode = self.options["reward"]
         self.illegal_action = self.options["illegal_action"]
+        conv = self.conventions = spec.conventions
+        self.observation_mode: str = self.options.get("observation_mode", "dict")
+        self.reuse_buffers: bool = bool(self.options.get("reuse_buffers", conv.reuse_buffers))
+        self.info_mask: bool = self.observation_mode == "flat" or bool(self.options.get("info_mask", False))
+        self._terminal_all = conv.terminal_mask == "all"
+        self._fixed_infos = conv.infos == "fixed"
+        self.last_illegal: dict[str, Any] | None = None  # the last illegal action (agent, action, message)
         probe = spec.new_game(num_players=n, seed=0, **self._game_kwargs)  # validates the engine keywords
         self.game: Any = probe
         self.layout = getattr(probe, "layout", None)  # the game's action layout, where it has one
@@ -83,17 +94,7 @@ class BoardGameEnvBase:
         self._recall = bool(getattr(self.observer, "wants_actions", False))
         self.possible_agents = spec.agents(n)
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        box = gymnasium.spaces.Box
-        entries = self.observer.layout.entries
-        self._observation_spaces = {  # one space object per agent (PettingZoo seeds them one by one)
-            a: gymnasium.spaces.Dict({
-                "observation": gymnasium.spaces.Dict({
-                    e.name: box(low=0.0, high=e.high, shape=e.shape, dtype=np.float32) for e in entries
-                }),
-                "action_mask": box(low=0, high=1, shape=(space_n,), dtype=np.int8),
-            })
-            for a in self.possible_agents
-        }
+        self._observation_spaces = {a: self._make_observation_space() for a in self.possible_agents}
         self._action_spaces = {a: gymnasium.spaces.Discrete(space_n) for a in self.possible_agents}
         bounds = spec.bounds(probe)
         self.max_decisions = int(bounds.max_decisions)
@@ -104,30 +105,90 @@ class BoardGameEnvBase:
         self._np_random: np.random.Generator | None = None
         # Observation memory: two buffers per agent, used alternately, so an agent's previous and
         # current observations are both valid (obs / next_obs pairs); see the env docs.
+        self._version = 0  # bumped by every reset / step / load_game
+        self._make_slots()
+        # perfect recall: the game the observer was reset on and the (seat, action) it saw since, so that
+        # a copy of the env (pickle, deepcopy) rebuilds the observer's memory exactly
+        self._recall_origin: Any = None
+        self._recall_log: list[tuple[int, int]] = []
+
+    def _make_slots(self) -> None:
+        n, space_n = self.num_players, self.space_n
         self._slots = [[_Slot(self.observer.new_buffer(), space_n) for _ in range(2)] for _ in range(n)]
         self._slot_of = [0] * n
-        # per agent: the state its current buffer shows, as (_version, len(game.history))
+        # per agent: the state its current buffer shows, as (_version, len(game.history)), and what was
+        # handed out for it
         self._slot_version: list[Any] = [None] * n
         self._slot_history: list[Any] = [None] * n
-        self._version = 0  # bumped by every reset / step / load_game
+        self._handed: list[Any] = [None] * n
+        self._handed_mask: list[Any] = [None] * n
 
-    def _observation(self, seat: int) -> dict[str, Any]:
-        """``seat``'s observation (cached while the state is unchanged)."""
+    def _make_observation_space(self) -> gymnasium.spaces.Space[Any]:
+        """The observation space of one agent for ``observation_mode`` (finite bounds under the
+        conventions' ``finite_bounds``: unbounded counts get ``spec.count_high``)."""
+        box = gymnasium.spaces.Box
+        layout = self.observer.layout
+        cap = float(self.spec.count_high) if self.conventions.finite_bounds else None
+
+        def high(values: np.ndarray) -> np.ndarray:
+            return values if cap is None else np.where(np.isinf(values), np.float32(cap), values).astype(np.float32)
+
+        mask = box(low=0, high=1, shape=(self.space_n,), dtype=np.int8)
+        flat = box(low=0.0, high=high(layout.high()), shape=(layout.size,), dtype=np.float32)
+        if self.observation_mode == "flat":
+            return flat
+        if self.observation_mode == "flat_dict":
+            return gymnasium.spaces.Dict({"observation": flat, "action_mask": mask})
+        named = gymnasium.spaces.Dict(
+            {e.name: box(low=0.0, high=high(e.high), shape=e.shape, dtype=np.float32) for e in layout.entries}
+        )
+        return gymnasium.spaces.Dict({"observation": named, "action_mask": mask})
+
+    def _observation(self, seat: int) -> Any:
+        """``seat``'s observation in ``observation_mode`` (cached while the state is unchanged)."""
         version, history = self._version, len(self.game.history)  # robust to direct game.apply() calls too
         if self._slot_history[seat] == history and self._slot_version[seat] == version:
-            return self._slots[seat][self._slot_of[seat]].obs
+            return self._handed[seat]
         index = self._slot_of[seat] ^ 1
         slot = self._slots[seat][index]
         self.observer.fill(self.game, seat, slot.buf)
         # the mask's memory is a bytearray: clearing it is one memcpy and setting an index a plain
         # Python store, cheaper than numpy calls for a few dozen legal actions (same int8 array)
         bits = slot.bits
-        bits[:] = slot.zeros
-        for action in self._mask_actions(seat):
-            bits[action] = 1
+        if self._terminal_all and self._ended():
+            bits[:] = slot.ones
+        else:
+            bits[:] = slot.zeros
+            for action in self._mask_actions(seat):
+                bits[action] = 1
         self._slot_of[seat] = index
         self._slot_version[seat], self._slot_history[seat] = version, history
-        return slot.obs
+        mode = self.observation_mode
+        if self.reuse_buffers:
+            mask, flat = slot.mask, slot.buf.flat
+            out: Any = slot.obs if mode == "dict" else slot.flat_obs if mode == "flat_dict" else flat
+        else:  # fresh arrays, never written again by the env
+            mask, flat = slot.mask.copy(), slot.buf.flat.copy()
+            if mode == "dict":
+                out = {"observation": self.observer.layout.views(flat), "action_mask": mask}
+            else:
+                out = {"observation": flat, "action_mask": mask} if mode == "flat_dict" else flat
+        self._handed[seat], self._handed_mask[seat] = out, mask
+        return out
+
+    def _ended(self) -> bool:
+        """The game is over for every agent (played to the end or stopped by an illegal action)."""
+        return bool(self._stopped or self.game.is_terminal())
+
+    def _current_mask(self, seat: int) -> np.ndarray:
+        """A fresh int8 mask of ``seat`` (all ones once the game ended, under ``terminal_mask="all"``)."""
+        if self._terminal_all and self._ended():
+            return np.ones(self.space_n, np.int8)
+        mask = np.zeros(self.space_n, np.int8)
+        legal = self._mask_actions(seat)
+        if legal:
+            mask[legal] = 1
+        return mask
 
     def _mask_actions(self, seat: int) -> list[int]:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -138,12 +199,44 @@ class BoardGameEnvBase:
             token = self.observer.before_apply(self.game, seat, action)
             self.game.apply(action)
             self.observer.after_apply(token)
+            self._recall_log.append((seat, action))
         else:
             self.game.apply(action)
 
+    def _reset_observer(self, game: Any) -> None:
+        self.observer.reset(game)
+        if self._recall:
+            self._recall_origin, self._recall_log = game.clone(), []
+
+    # ---- copies: pickle, deepcopy, cloudpickle
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Everything but the observer and the observation buffers (memoryviews, incremental caches):
+        ``__setstate__`` rebuilds them, replaying the observer's perfect-recall hooks where it has them,
+        so that a copy steps in lock step with the original."""
+        state = self.__dict__.copy()
+        for name in ("observer", "_slots", "_slot_of", "_slot_version", "_slot_history", "_handed", "_handed_mask"):
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        game = self.game
+        self.observer = self.spec.new_observer(game, **self._observer_kwargs)
+        if self._recall and self._recall_origin is not None:
+            replayed = self._recall_origin.clone()
+            self.observer.reset(replayed)
+            for seat, action in self._recall_log:
+                token = self.observer.before_apply(replayed, seat, action)
+                replayed.apply(action)
+                self.observer.after_apply(token)
+        else:
+            self.observer.reset(game)
+        self._make_slots()
+
     # ---- spaces (the same object every call, as PettingZoo's tests require)
 
-    def observation_space(self, agent: str) -> gymnasium.spaces.Dict:
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self._observation_spaces[agent]
 
     def action_space(self, agent: str) -> gymnasium.spaces.Discrete:
@@ -185,7 +278,7 @@ class BoardGameEnvBase:
                 self._np_random = np.random.default_rng()
             game_seed = int(self._np_random.integers(0, 2**31 - 1))
         self.game = self.spec.new_game(num_players=self.num_players, seed=game_seed, **self._game_kwargs)
-        self.observer.reset(self.game)
+        self._reset_observer(self.game)
         self._version += 1
         return self.game
 
@@ -200,7 +293,7 @@ class BoardGameEnvBase:
         if not same:
             raise ValueError(f"load_game: the game's players or variant do not match this {self.spec.env_name} env")
         self.game = game
-        self.observer.reset(game)
+        self._reset_observer(game)
         self._version += 1
         self._after_load()
 
@@ -239,15 +332,43 @@ class BoardGameEnvBase:
         return {a: float(values[i]) for i, a in enumerate(self.possible_agents)}
 
     def _final_infos(self) -> dict[str, dict[str, Any]]:
+        if self._fixed_infos:
+            return self._step_infos(self.possible_agents)
         game = self.game
         scores = game.scores()
         winners = [self.possible_agents[p] for p in game.winners()]
         key = self.spec.score_info_key
         infos: dict[str, dict[str, Any]] = {
-            a: {"score": scores[i].as_dict(), key: scores[i].total, "winners": winners,
-                "scores": [s.total for s in scores]}
+            a: {
+                "score": scores[i].as_dict(),
+                key: scores[i].total,
+                "winners": winners,
+                "scores": [s.total for s in scores],
+            }
             for i, a in enumerate(self.possible_agents)
         }
+        return infos
+
+    def _step_infos(self, agents: list[str]) -> dict[str, dict[str, Any]]:
+        """The infos of the ``fixed`` convention: on every step the same numeric keys for every agent,
+        fresh arrays each step: ``winners`` (int8 0/1 over seats ``player_0..``; zeros before the end),
+        ``scores`` (float32 final scores over seats; zeros before the end), ``illegal_action`` (int8, 1 at
+        the seat whose illegal action ended the game), and ``action_mask`` with ``info_mask``."""
+        game, n = self.game, self.num_players
+        winners = np.zeros(n, np.int8)
+        scores = np.zeros(n, np.float32)
+        if game.is_terminal():
+            winners[list(game.winners())] = 1
+            scores[:] = [s.total for s in game.scores()]
+        illegal = np.zeros(n, np.int8)
+        if self._stopped and self.last_illegal is not None:
+            illegal[self.agent_name_mapping[self.last_illegal["agent"]]] = 1
+        infos: dict[str, dict[str, Any]] = {}
+        for a in agents:
+            info = {"winners": winners.copy(), "scores": scores.copy(), "illegal_action": illegal.copy()}
+            if self.info_mask:
+                info["action_mask"] = self._current_mask(self.agent_name_mapping[a])
+            infos[a] = info
         return infos
 
     def _illegal_info(self, agent: str, action: Any, exc: Exception) -> dict[str, Any]:
@@ -256,6 +377,19 @@ class BoardGameEnvBase:
         elif action is not None:
             action = repr(action)
         return {"agent": agent, "action": action, "message": str(exc)}
+
+    def _illegal_infos(self, agent: str, action: Any, exc: Exception) -> dict[str, dict[str, Any]]:
+        """Infos when an illegal action ends the game. The error message (which may list the offender's
+        legal actions, i.e. a private hand) goes to the offender only, and to ``env.last_illegal``."""
+        detail = self.last_illegal = self._illegal_info(agent, action, exc)
+        if self._fixed_infos:
+            gymnasium.logger.warn(
+                f"{self.spec.env_name}: illegal action {detail['action']!r} by {agent} ends the "
+                "game (illegal_action='terminate'); details in env.unwrapped.last_illegal"
+            )
+            return self._step_infos(self.agents)
+        public = {"agent": agent, "action": detail["action"]}
+        return {a: {"illegal_action": detail if a == agent else dict(public)} for a in self.agents}
 
     def record(self) -> dict[str, Any]:
         """The game record (seed, players, variant, actions; ``farmgames.envs.replay`` rebuilds it) plus

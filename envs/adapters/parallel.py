@@ -35,6 +35,7 @@ class BoardGameParallelEnv(BoardGameEnvBase, ParallelEnv):
         self._setup(self.spec.default_players if num_players is None else num_players, render_mode, variant)
         self.agents: list[str] = []
         self._deciders: list[int] = []
+        self._stopped = False
         self._simultaneous = hasattr(self.game, "deciders")
 
     # ---- who decides now
@@ -66,16 +67,20 @@ class BoardGameParallelEnv(BoardGameEnvBase, ParallelEnv):
         return self._last_reset
 
     def _after_load(self) -> Any:
+        self._stopped = False
+        self.last_illegal = None
         self.agents = self.possible_agents[:]
         self._deciders = self.deciders()
         observations = {a: self._observe(self.agent_name_mapping[a]) for a in self.agents}
-        infos: dict[str, dict[str, Any]] = (
-            self._final_infos() if self.game.is_terminal() else {a: {} for a in self.agents}
-        )
+        infos: dict[str, dict[str, Any]]
+        if self._fixed_infos:
+            infos = self._step_infos(self.agents)
+        else:
+            infos = self._final_infos() if self.game.is_terminal() else {a: {} for a in self.agents}
         self._last_reset = (observations, infos)
         return self._last_reset
 
-    def _observe(self, seat: int) -> dict[str, Any]:
+    def _observe(self, seat: int) -> Any:
         return self._observation(seat)
 
     def _mask_actions(self, seat: int) -> list[int]:
@@ -85,8 +90,9 @@ class BoardGameParallelEnv(BoardGameEnvBase, ParallelEnv):
             return []
         return [self.NOOP]
 
-    def observe(self, agent: str) -> dict[str, Any]:
-        """The agent's current observation (arrays valid until it is observed in two later states)."""
+    def observe(self, agent: str) -> Any:
+        """The agent's current observation (fresh arrays; with ``reuse_buffers`` the env's buffers, valid
+        until it is observed in two later states)."""
         return self._observation(self.agent_name_mapping[agent])
 
     def _check(self, actions: dict[str, Any]) -> dict[int, int] | tuple[str, Any, IllegalActionError]:
@@ -148,14 +154,14 @@ class BoardGameParallelEnv(BoardGameEnvBase, ParallelEnv):
         rewards = dict.fromkeys(agents, 0.0)
         terminations = dict.fromkeys(agents, False)
         truncations = dict.fromkeys(agents, False)
-        fresh: dict[str, dict[str, Any]] = {a: {} for a in agents}
+        fresh: dict[str, dict[str, Any]] = self._step_infos(agents) if self._fixed_infos else {a: {} for a in agents}
         return observations, rewards, terminations, truncations, fresh
 
     def _terminate_illegal(self, agent: str, action: Any, exc: Exception) -> Any:
         rewards = {a: 0.0 for a in self.agents}
         rewards[agent] = float(self.illegal_reward)
-        info = self._illegal_info(agent, action, exc)
-        infos = {a: {"illegal_action": info} for a in self.agents}
+        self._stopped = True
+        infos = self._illegal_infos(agent, action, exc)
         self._deciders = []
         agents, self.agents = self.agents, []
         observations = {a: self._observe(self.agent_name_mapping[a]) for a in agents}
@@ -164,12 +170,8 @@ class BoardGameParallelEnv(BoardGameEnvBase, ParallelEnv):
         return observations, rewards, terminations, truncations, infos
 
     def action_mask(self, agent: str) -> np.ndarray:
-        """A fresh int8 mask of ``agent``."""
-        mask = np.zeros(self.space_n, np.int8)
-        legal = self._mask_actions(self.agent_name_mapping[agent])
-        if legal:
-            mask[legal] = 1
-        return mask
+        """A fresh int8 mask of ``agent`` (all ones once the game ended, under ``terminal_mask="all"``)."""
+        return self._current_mask(self.agent_name_mapping[agent])
 
     def observation_text(self, agent: str) -> str:
         return str(self.observer.text(self.game, self.agent_name_mapping[agent]))
@@ -180,5 +182,14 @@ class BoardGameParallelEnv(BoardGameEnvBase, ParallelEnv):
     @classmethod
     def for_spec(cls, spec: Any, name: str, module: str) -> type[BoardGameParallelEnv]:
         """A subclass bound to one game (named and placed so that it pickles by reference)."""
-        return type(name, (cls,), {"spec": spec, "metadata": metadata(spec, True), "__module__": module,
-                                   "__qualname__": name, "__doc__": f"The parallel environment of {spec.title}."})
+        return type(
+            name,
+            (cls,),
+            {
+                "spec": spec,
+                "metadata": metadata(spec, True),
+                "__module__": module,
+                "__qualname__": name,
+                "__doc__": f"The parallel environment of {spec.title}.",
+            },
+        )

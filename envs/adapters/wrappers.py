@@ -21,15 +21,19 @@ from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWr
 
 __all__ = ["AssertOutOfBounds", "OrderEnforcing"]
 
+
 def _forward(name: str, check_reset: bool = False) -> property:
     if check_reset:  # OrderEnforcingWrapper's rule: these raise AttributeError before reset()
+
         def get(self: Any) -> Any:
             if self._has_reset:
                 return getattr(self._target, name)
             raise AttributeError(f"{name} cannot be accessed before reset")
     else:
+
         def get(self: Any) -> Any:
             return getattr(self._target, name)
+
     return property(get, doc=f"``{name}`` of the wrapped env")
 
 
@@ -95,5 +99,3 @@ for _name in _LOOP_ATTRIBUTES:
 for _cls in (AssertOutOfBounds, OrderEnforcing):
     _cls._cumulative_rewards = _forward("_cumulative_rewards")
 del _name, _cls
-
-

@@ -39,6 +39,51 @@ class Bounds:
 
 
 @dataclass(frozen=True)
+class EnvConventions:
+    """The environment behaviour that changes between env versions (PettingZoo's ``_v<N>`` idea): a face
+    module keeps the conventions it was published with, so results reproduce; new games and new versions
+    take :data:`CURRENT`. The env-version history of every game (what changed, why) is in its docs.
+
+    * ``env_illegal_action``: what ``env()`` and ``parallel_env()`` do with an illegal action
+      (``raw_env()`` always raises by default);
+    * ``reuse_buffers``: observations are the env's own double buffers (True) or fresh arrays that are
+      never written again (False; reuse is then the ``reuse_buffers=True`` opt-in);
+    * ``terminal_mask``: the action mask once an agent is done: ``"empty"`` (all zero) or ``"all"``
+      (every action marked legal, the Pgx convention, so that samplers and ``-inf`` logit masks never
+      see an empty mask; the action is ignored by the env);
+    * ``infos``: ``"final"`` (string-keyed score details at the end only) or ``"fixed"`` (the same numeric
+      keys on every step: ``winners`` 0/1 and ``scores`` as arrays over seats, ``illegal_action`` flags);
+    * ``finite_bounds``: Box highs of unbounded counts are ``GameSpec.count_high`` instead of ``inf``;
+    * ``keywords``: the env keywords offered beyond ``reward`` and ``illegal_action``
+      (``observation_mode``, ``info_mask``, ``reuse_buffers``).
+    """
+
+    version: int
+    env_illegal_action: str
+    reuse_buffers: bool
+    terminal_mask: Literal["empty", "all"]
+    infos: Literal["final", "fixed"]
+    finite_bounds: bool
+    keywords: tuple[str, ...] = ()
+
+
+#: the conventions of the first release (Fields of Green v0)
+LEGACY = EnvConventions(
+    version=0, env_illegal_action="raise", reuse_buffers=True, terminal_mask="empty", infos="final", finite_bounds=False
+)
+#: the conventions of every new game and env version
+CURRENT = EnvConventions(
+    version=1,
+    env_illegal_action="terminate",
+    reuse_buffers=False,
+    terminal_mask="all",
+    infos="fixed",
+    finite_bounds=True,
+    keywords=("observation_mode", "info_mask", "reuse_buffers"),
+)
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """One game of the suite (the OpenSpiel ``GameType``/``GameInfo`` idea).
 
@@ -47,7 +92,10 @@ class GameSpec:
     ``bots`` maps a bot name to a factory ``(seed) -> Bot``. ``hidden_perturbation(game, seat, rng)``
     returns a copy of ``game`` that differs only in what ``seat`` cannot see (or ``None`` when nothing
     hidden can change now): the conformance suite checks that ``seat``'s observation, mask, text and
-    renders are identical on both.
+    renders are identical on both. ``conventions`` are the env behaviours of this version
+    (:class:`EnvConventions`); ``count_high`` is the finite Box bound of the observation's unbounded
+    counts under ``finite_bounds`` (a true bound: the conformance suite checks observations stay inside
+    their spaces).
     """
 
     name: str
@@ -71,6 +119,8 @@ class GameSpec:
     rules: str = ""
     render_fps: int = 2
     score_info_key: str = "final_score"
+    conventions: EnvConventions = CURRENT
+    count_high: float = 1e6
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_players <= self.max_players:
@@ -109,4 +159,4 @@ class GameSpec:
         return [f"player_{i}" for i in range(num_players)]
 
 
-__all__ = ["Bounds", "GameSpec", "Keyword"]
+__all__ = ["CURRENT", "LEGACY", "Bounds", "EnvConventions", "GameSpec", "Keyword"]

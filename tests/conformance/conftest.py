@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+
 from farmgames.envs import GAMES, face, get_spec
 
 from . import tiny_game  # noqa: F401  (registers secret_nim_v0)
@@ -36,8 +37,10 @@ def random_states(spec: Any, num_players: int, seed: int, every: int = 1, limit:
 
 
 def copy_obs(obs: dict) -> dict:
-    return {"observation": {k: np.array(v, copy=True) for k, v in obs["observation"].items()},
-            "action_mask": np.array(obs["action_mask"], copy=True)}
+    return {
+        "observation": {k: np.array(v, copy=True) for k, v in obs["observation"].items()},
+        "action_mask": np.array(obs["action_mask"], copy=True),
+    }
 
 
 def obs_diff(a: dict, b: dict) -> list[str]:

@@ -15,10 +15,11 @@ import random
 
 import numpy as np
 import pytest
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
+
 from farmgames.envs import all_rows, face, get_spec, replay
 from farmgames.envs.core.protocol import Game, IllegalActionError, Observer, Score
 from farmgames.envs.core.records import RecordError
-from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 
 from .conftest import GAME_CASES, NAMES, copy_obs, obs_diff, random_states
 
@@ -198,7 +199,16 @@ def test_illegal_actions(name):
     term.step(bad)
     assert all(term.terminations.values())
     assert term._cumulative_rewards[offender] == term.illegal_reward
-    assert term.infos[offender]["illegal_action"]["action"] == bad
+    assert term.last_illegal["agent"] == offender and term.last_illegal["action"] == bad
+    if spec.conventions.infos == "fixed":
+        seat = term.agent_name_mapping[offender]
+        for agent in term.possible_agents:
+            assert term.infos[agent]["illegal_action"].tolist() == [int(i == seat) for i in range(n)]
+    else:
+        assert term.infos[offender]["illegal_action"]["action"] == bad
+    for agent in term.possible_agents:  # the message (which may list the offender's hand) is the offender's
+        if agent != offender:
+            assert "message" not in str(term.infos[agent])
 
 
 @pytest.mark.parametrize("name", NAMES)

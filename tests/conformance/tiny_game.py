@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+
 from farmgames.envs.core.actions import ActionLayout
 from farmgames.envs.core.bots import Bot, RandomBot
 from farmgames.envs.core.observation import ObservationLayout
@@ -124,8 +125,13 @@ class Game:
         return new
 
     def record(self) -> dict[str, Any]:
-        return {"game": "secret_nim", "num_players": 2, "seed": self.seed, "variant": dict(self.variant),
-                "actions": list(self.history)}
+        return {
+            "game": "secret_nim",
+            "num_players": 2,
+            "seed": self.seed,
+            "variant": dict(self.variant),
+            "actions": list(self.history),
+        }
 
     def to_json(self) -> str:
         return json.dumps({"format": "secret_nim/1", "state": {k: v for k, v in self.__dict__.items()}})
@@ -149,12 +155,14 @@ class Observer:
     """Own bonus, pile, stones (viewer first), whose turn."""
 
     def __init__(self, game: Game):
-        self.layout = ObservationLayout.build([
-            ("pile", ("1",), (1,), "stones left", float(MAX_PILE)),
-            ("stones", ("players",), (2,), "stones taken, viewer first", float(MAX_PILE)),
-            ("bonus", ("1",), (1,), "the viewer's own secret bonus", 2.0),
-            ("to_act", ("1",), (1,), "the viewer moves now", 1.0),
-        ])
+        self.layout = ObservationLayout.build(
+            [
+                ("pile", ("1",), (1,), "stones left", float(MAX_PILE)),
+                ("stones", ("players",), (2,), "stones taken, viewer first", float(MAX_PILE)),
+                ("bonus", ("1",), (1,), "the viewer's own secret bonus", 2.0),
+                ("to_act", ("1",), (1,), "the viewer moves now", 1.0),
+            ]
+        )
 
     def reset(self, game: Game) -> None:
         pass
