@@ -15,7 +15,7 @@ def steps_per_second(env, steps: int, seed: int = 0) -> float:
     done = 0
     t0 = time.perf_counter()
     while done < steps:
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, reward, term, trunc, info = env.last()
             if term or trunc:
                 action = None
