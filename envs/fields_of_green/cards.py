@@ -2,6 +2,9 @@
 
 Card data is data: the engine never names a card. A malformed file raises :class:`CardSetError`
 naming the file, the entry and the field, so a user editing their own set sees where it went wrong.
+Card sets are files people share: they are read with the core's bounded, alias-free YAML loader
+(:mod:`farmgames.envs.core.datafiles`), every number has an upper bound (:data:`LIMITS`), and the set
+keeps its text and SHA-256 so records and states pin exactly the cards they were played with.
 """
 
 from __future__ import annotations
@@ -10,8 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from ..core.datafiles import DataFileError, DataText, load_yaml_text, read_data
 from . import effects
 
 PILES: tuple[str, ...] = ("Field", "Livestock", "Construction", "Building")
@@ -29,9 +31,21 @@ RESOURCES: tuple[str, ...] = ("coins", "water", "food")
 
 DEFAULT_CARD_SET = Path(__file__).parent / "data" / "base_set.yaml"
 
+# Upper bounds of every number in a card set (data/FORMAT.md "Limits"): far above any sensible design,
+# low enough that the engine, its observation tensors and the action table stay small.
+LIMITS: dict[str, int] = {
+    "pile_size": 200,  # cards per main pile
+    "equipment_count": 200,  # equipment tiles
+    "towers.count": 100,
+    "silos.count": 100,
+    "capacity": 50,  # towers.capacity, silos.capacity, towers.start_water
+    "amount": 99,  # every cost, VP and effect number (gain, by, max, at_least, gain_equipment …)
+    "name": 60,  # characters of a card or set name
+}
 
-class CardSetError(ValueError):
-    """A card-set file that does not follow data/FORMAT.md."""
+
+class CardSetError(DataFileError):
+    """A card-set file that does not follow data/FORMAT.md (a ``DataFileError``, so a ``ValueError``)."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +132,7 @@ class CardSet:
     so ``cards.locations[i]`` is card id ``i`` in the engine."""
 
     name: str
-    path: str
+    path: str  # the file it came from (or where an embedded copy came from)
     location_designs: list[LocationCard]
     equipment_designs: list[Equipment]
     tower_count: int = 20
@@ -129,6 +143,8 @@ class CardSet:
     pile_size: int = 33
     locations: list[LocationCard] = field(default_factory=list)
     equipment: list[Equipment] = field(default_factory=list)
+    text: str = field(default="", repr=False)  # the YAML it was loaded from (records can embed it)
+    sha256: str = ""  # of ``text``: what records and states pin
 
     def __post_init__(self) -> None:
         self.locations = [d for d in self.location_designs for _ in range(d.copies)]
@@ -154,9 +170,33 @@ class _Where:
         return CardSetError(f"{self.path}: {where}{field_name} {problem}")
 
 
-def _int(where: _Where, name: str, value: Any, minimum: int = 0) -> int:
+def _int(where: _Where, name: str, value: Any, minimum: int = 0, maximum: int = LIMITS["amount"]) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise where.error(name, f"must be an integer >= {minimum}, got {value!r}")
+    if value > maximum:
+        raise where.error(name, f"must be at most {maximum} (the limits of data/FORMAT.md), got {value!r}")
+    return value
+
+
+def _bounded_effect(where: _Where, field_name: str, effect: tuple[dict, ...]) -> tuple[dict, ...]:
+    """Every number inside an effect (amounts, ``by``, ``max``, ``at_least``, ``gain_equipment``) is at
+    most LIMITS["amount"] (effects.check_effect has checked the shapes and lower bounds)."""
+    top = LIMITS["amount"]
+    stack: list[tuple[Any, str]] = [(op, f"{field_name}[{i}]") for i, op in enumerate(effect)]
+    while stack:
+        item, at = stack.pop()
+        if isinstance(item, dict):
+            stack.extend((v, f"{at}.{k}") for k, v in item.items())
+        elif isinstance(item, int) and not isinstance(item, bool) and item > top:
+            raise where.error(at, f"must be at most {top} (the limits of data/FORMAT.md), got {item!r}")
+    return effect
+
+
+def _name(where: _Where, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise where.error("name", "must be a non-empty string")
+    if len(value) > LIMITS["name"] or not value.isprintable():
+        raise where.error("name", f"must be printable text of at most {LIMITS['name']} characters, got {value!r}")
     return value
 
 
@@ -187,6 +227,7 @@ def _ability(where: _Where, raw: Any) -> Ability | None:
         raise where.error("ability.cost", "is only allowed on a harvest ability")
     cost = _cost(where, "ability.cost", raw.get("cost"))
     effect = effects.check_effect(raw.get("effect"), timing=kind, where=lambda f, p: where.error(f"ability.effect{f}", p))
+    effect = _bounded_effect(where, "ability.effect", effect)
     if not effect:
         raise where.error("ability.effect", "must list at least one operation (an ability that does nothing is a typo)")
     return Ability(kind=kind, effect=effect, cost=cost)
@@ -196,8 +237,7 @@ def _location(path: str, pile: str, index: int, raw: Any, design: int) -> Locati
     name = raw.get("name") if isinstance(raw, dict) else None
     where = _Where(path, f"locations.{pile}[{index}]" + (f" {name!r}" if name else ""))
     raw = _mapping(where, "entry", raw, ("name", "subtype", "copies", "cost", "vp", "ability"))
-    if not isinstance(name, str) or not name.strip():
-        raise where.error("name", "must be a non-empty string")
+    name = _name(where, name)
     subtype = raw.get("subtype")
     allowed = SUBTYPES[pile]
     if allowed and subtype not in allowed:
@@ -212,7 +252,7 @@ def _location(path: str, pile: str, index: int, raw: Any, design: int) -> Locati
         cost=_cost(where, "cost", raw.get("cost")),
         vp=_int(where, "vp", raw.get("vp", 0)),
         ability=_ability(where, raw.get("ability")),
-        copies=_int(where, "copies", raw.get("copies", 1), minimum=1),
+        copies=_int(where, "copies", raw.get("copies", 1), minimum=1, maximum=LIMITS["pile_size"]),
     )
 
 
@@ -220,8 +260,7 @@ def _equipment(path: str, index: int, raw: Any, design: int) -> Equipment:
     name = raw.get("name") if isinstance(raw, dict) else None
     where = _Where(path, f"equipment[{index}]" + (f" {name!r}" if name else ""))
     raw = _mapping(where, "entry", raw, ("name", "copies", "host", "keyword", "timing", "effect"))
-    if not isinstance(name, str) or not name.strip():
-        raise where.error("name", "must be a non-empty string")
+    name = _name(where, name)
     host = raw.get("host")
     if host not in HOST_TYPES:
         raise where.error("host", f"must be one of {', '.join(HOST_TYPES)}, got {host!r}")
@@ -239,6 +278,7 @@ def _equipment(path: str, index: int, raw: Any, design: int) -> Equipment:
     effect = effects.check_effect(
         raw.get("effect"), timing=timing, where=lambda f, p: where.error(f"effect{f}", p), equipment_host=host
     )
+    effect = _bounded_effect(where, "effect", effect)
     if any("harvest_discount" in op for op in effect) and keyword != "harvest":
         raise where.error("keyword", "must be 'harvest' for a tile with harvest_discount (its host needs a harvest ability)")
     return Equipment(
@@ -248,35 +288,48 @@ def _equipment(path: str, index: int, raw: Any, design: int) -> Equipment:
         keyword=keyword,
         timing=timing,
         effect=effect,
-        copies=_int(where, "copies", raw.get("copies", 1), minimum=1),
+        copies=_int(where, "copies", raw.get("copies", 1), minimum=1, maximum=LIMITS["equipment_count"]),
     )
 
 
-def load_card_set(path: str | Path | None = None) -> CardSet:
-    """Load and validate a card set; ``None`` loads the shipped base set."""
-    path = Path(path) if path is not None else DEFAULT_CARD_SET
-    shown = path.name if path == DEFAULT_CARD_SET else str(path)
+def load_card_set(path: str | Path | DataText | None = None) -> CardSet:
+    """Load and validate a card set: a path (read with a size limit), a :class:`DataText` (a set carried
+    inside a record), or ``None`` for the shipped base set. Errors are :class:`CardSetError`."""
+    if path is None:
+        path = DEFAULT_CARD_SET
+    if isinstance(path, DataText):
+        source = path.source
+    elif isinstance(path, (str, Path)):
+        source = str(path)
+    else:
+        raise CardSetError(f"card_set must be a path of a card-set YAML file (or None), got {path!r}")
+    shown = Path(source).name if source == str(DEFAULT_CARD_SET) else source
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CardSetError(f"{shown}: cannot read card set ({exc.strerror or exc})") from exc
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise CardSetError(f"{shown}: not valid YAML: {exc}") from exc
+        data = read_data(path, what="card set")
+        raw = load_yaml_text(data.text, shown)
+    except CardSetError:
+        raise
+    except DataFileError as exc:
+        raise CardSetError(str(exc)) from None
+    return _card_set(raw, shown, source, data)
+
+
+def _card_set(raw: Any, shown: str, source: str, data: DataText) -> CardSet:  # noqa: C901 - one check per field
     top = _Where(shown, "")
     raw = _mapping(top, "top level", raw, ("name", "towers", "silos", "locations", "equipment", "pile_size", "equipment_count"))
     towers = _mapping(top, "towers", raw.get("towers"), ("count", "capacity", "start_water"))
     silos = _mapping(top, "silos", raw.get("silos"), ("count", "capacity"))
-    tower_count = _int(top, "towers.count", towers.get("count", 20), minimum=2)
-    tower_capacity = _int(top, "towers.capacity", towers.get("capacity", 3), minimum=1)
-    tower_start_water = _int(top, "towers.start_water", towers.get("start_water", 3))
+    tower_count = _int(top, "towers.count", towers.get("count", 20), minimum=2, maximum=LIMITS["towers.count"])
+    tower_capacity = _int(top, "towers.capacity", towers.get("capacity", 3), minimum=1, maximum=LIMITS["capacity"])
+    tower_start_water = _int(top, "towers.start_water", towers.get("start_water", 3), maximum=LIMITS["capacity"])
     if tower_start_water > tower_capacity:
         raise top.error("towers.start_water", f"({tower_start_water}) must not exceed towers.capacity ({tower_capacity})")
-    silo_count = _int(top, "silos.count", silos.get("count", 14), minimum=2)
-    silo_capacity = _int(top, "silos.capacity", silos.get("capacity", 4), minimum=1)
-    pile_size = _int(top, "pile_size", raw.get("pile_size", 33), minimum=1)
-    equipment_count = _int(top, "equipment_count", raw.get("equipment_count", 30), minimum=0)
+    silo_count = _int(top, "silos.count", silos.get("count", 14), minimum=2, maximum=LIMITS["silos.count"])
+    silo_capacity = _int(top, "silos.capacity", silos.get("capacity", 4), minimum=1, maximum=LIMITS["capacity"])
+    pile_size = _int(top, "pile_size", raw.get("pile_size", 33), minimum=1, maximum=LIMITS["pile_size"])
+    equipment_count = _int(
+        top, "equipment_count", raw.get("equipment_count", 30), minimum=0, maximum=LIMITS["equipment_count"]
+    )
 
     piles = _mapping(top, "locations", raw.get("locations"), PILES)
     designs: list[LocationCard] = []
@@ -307,9 +360,12 @@ def load_card_set(path: str | Path | None = None) -> CardSet:
     if sum(t.copies for t in tiles) != equipment_count:
         raise top.error("equipment", f"copies add up to {sum(t.copies for t in tiles)}, expected {equipment_count} (FOG-COMP-7)")
 
+    set_name = raw.get("name", Path(source).stem)
+    if not isinstance(set_name, (str, int)) or len(str(set_name)) > LIMITS["name"]:
+        raise top.error("name", f"must be text of at most {LIMITS['name']} characters, got {set_name!r}")
     return CardSet(
-        name=str(raw.get("name", path.stem)),
-        path=str(path),
+        name=str(set_name),
+        path=source,
         location_designs=designs,
         equipment_designs=tiles,
         tower_count=tower_count,
@@ -318,4 +374,6 @@ def load_card_set(path: str | Path | None = None) -> CardSet:
         silo_count=silo_count,
         silo_capacity=silo_capacity,
         pile_size=pile_size,
+        text=data.text,
+        sha256=data.sha256,
     )

@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
+from ..core.datafiles import DataText
 from ..core.protocol import IllegalActionError  # one class for every game (FOG-RUL-16: state unchanged)
+from ..core.records import embed_files, make_pins
+from ..core.seeding import check_seed
 from . import effects
 from .actions import MARKET_SALES, SPLIT_INDEX, SPLITS, ActionLayout
 from .cards import DEFAULT_CARD_SET, PILES, CardSet, load_card_set
@@ -37,6 +41,8 @@ RESTORE_COST = 1  # FOG-ACT-RESTORE-1
 MARKET_BASE, MARKET_PER_FOOD = 2, 2  # FOG-ACT-MARKET-1/2
 MAX_TILES_PER_LOCATION = 2  # FOG-EQUIP-10
 DEFAULT_DIRECTIONS = ("clockwise", "counterclockwise", "clockwise", "counterclockwise")  # FOG-RUL-4
+ENV_NAME = "fields_of_green_v0"  # what records and states pin (SPEC.env_name of the face module)
+STATE_FORMAT = "farmgames.fields_of_green.state/1"
 
 DECISIONS = frozenset({
     "split", "pick", "act", "pay_water", "store_water", "harvest", "keep_equipment",
@@ -85,8 +91,30 @@ def harvest_discount(tile_ids, equipment) -> tuple[int, int, int]:
 
 
 @lru_cache(maxsize=16)
-def _cached_card_set(path: str | None) -> CardSet:
+def _cached_card_set(path: str | None, stamp: tuple[int, int] = (0, 0)) -> CardSet:
     return load_card_set(path)
+
+
+def _card_set_for(card_set: str | Path | DataText | None) -> CardSet:
+    """The validated card set: cached per file and modification stamp (an edited file is read again, and
+    records pin its hash), per embedded text, or the shipped base set."""
+    if card_set is None:
+        return _cached_card_set(None)
+    if isinstance(card_set, DataText):
+        return _cached_embedded(card_set)
+    if not isinstance(card_set, (str, Path)):
+        raise ValueError(f"card_set must be a path of a card-set YAML file (or None), got {card_set!r}")
+    try:
+        st = Path(card_set).stat()
+        stamp = (st.st_mtime_ns, st.st_size)
+    except (OSError, ValueError):
+        stamp = (0, 0)  # load_card_set names the problem
+    return _cached_card_set(str(card_set), stamp)
+
+
+@lru_cache(maxsize=8)
+def _cached_embedded(data: DataText) -> CardSet:
+    return load_card_set(data)
 
 
 @lru_cache(maxsize=32)
@@ -104,17 +132,21 @@ def _legal_splits(sizes: list[int]) -> list[int]:
     ]
 
 
-def _card_set_reference(card_set: str | Path | CardSet | None) -> str | None:
+def _card_set_reference(card_set: str | Path | CardSet | DataText | None) -> str | None:
     """What a record stores to reload the set: None for the base set, else the file it came from."""
     if card_set is None:
         return None
+    if isinstance(card_set, DataText):
+        return card_set.source
     path = card_set.path if isinstance(card_set, CardSet) else str(card_set)
     return None if Path(path) == DEFAULT_CARD_SET else path
 
 
 def _directions(value: Iterable[str]) -> tuple[str, ...]:
     aliases = {"cw": "clockwise", "left": "clockwise", "ccw": "counterclockwise", "right": "counterclockwise"}
-    out = tuple(aliases.get(v, v) for v in value)
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise ValueError(f"pass_directions must be a list of {YEARS} of 'clockwise'/'counterclockwise', got {value!r}")
+    out = tuple(aliases.get(v, v) if isinstance(v, str) else v for v in value)
     if len(out) != YEARS or any(v not in ("clockwise", "counterclockwise") for v in out):
         raise ValueError(
             f"pass_directions must list {YEARS} of 'clockwise'/'counterclockwise' (or cw/ccw), got {tuple(value)!r}"
@@ -138,7 +170,7 @@ class Game:
         seed: int = 0,
         *,
         farm_size: int = 9,
-        card_set: str | Path | CardSet | None = None,
+        card_set: str | Path | CardSet | DataText | None = None,
         fixed_split: dict | None = None,
         pass_directions: Iterable[str] = DEFAULT_DIRECTIONS,
         first_player: int | None = None,
@@ -148,19 +180,22 @@ class Game:
             raise ValueError(f"num_players must be 2, 3 or 4 (FOG-GEN-1), got {num_players!r}")
         if isinstance(farm_size, bool) or not isinstance(farm_size, int) or not (5 <= farm_size <= 25 and farm_size % 2):
             raise ValueError(f"farm_size must be an odd integer from 5 to 25 (FOG-RUL-8), got {farm_size!r}")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
-        if first_player is not None and (not isinstance(first_player, int) or not 0 <= first_player < num_players):
+        seed = check_seed(seed)  # a non-negative integer, named when refused
+        if first_player is not None and (
+            isinstance(first_player, bool) or not isinstance(first_player, int) or not 0 <= first_player < num_players
+        ):
             raise ValueError(f"first_player must be a seat 0..{num_players - 1} or None, got {first_player!r}")
+        if not isinstance(auto_single, bool):
+            raise ValueError(f"auto_single must be True or False, got {auto_single!r}")
         if isinstance(card_set, CardSet):
             self.cards = card_set
         else:
-            self.cards = _cached_card_set(str(card_set) if card_set is not None else None)
+            self.cards = _card_set_for(card_set)
         self.num_players = num_players
-        self.seed = int(seed)
+        self.seed = seed
         self.fixed_split = self._check_fixed_split(fixed_split)
         self.pass_directions = _directions(pass_directions)
-        self.auto_single = bool(auto_single)
+        self.auto_single = auto_single
         self.variant: dict[str, Any] = {
             "farm_size": farm_size,
             "card_set": _card_set_reference(card_set),
@@ -178,16 +213,19 @@ class Game:
 
     @staticmethod
     def _check_fixed_split(value: dict | None) -> dict[int, tuple[int, ...]]:
-        if not value:
+        if value is None or (isinstance(value, dict) and not value):
             return {}
         if not isinstance(value, dict):
             raise ValueError(f"fixed_split must be a mapping {{year: (F, L, C, B)}}, got {value!r}")
         out = {}
+        years = {str(y): y for y in range(1, YEARS + 1)}  # ints, or their text (JSON object keys)
         for year, split in value.items():
-            y = int(year)
+            y = years.get(year) if isinstance(year, str) else year
+            if isinstance(y, bool) or not isinstance(y, int) or y not in range(1, YEARS + 1):
+                raise ValueError(f"fixed_split: year must be an integer 1..{YEARS}, got {year!r}")
+            if not isinstance(split, (list, tuple)) or any(type(c) is not int for c in split):
+                raise ValueError(f"fixed_split[{year}] must be 4 integer counts (F, L, C, B), got {split!r}")
             s = tuple(split)
-            if y not in range(1, YEARS + 1):
-                raise ValueError(f"fixed_split: year must be 1..{YEARS}, got {year!r}")
             if s not in SPLIT_INDEX or sum(s) != HAND_SIZE or sum(1 for c in s if c) < 3:
                 raise ValueError(
                     f"fixed_split[{year}] must be 4 counts adding up to 6 from at least 3 piles (FOG-DRAW-2/3), got {split!r}"
@@ -326,9 +364,9 @@ class Game:
             return f"pick slot {arg}: {name}"
         return self.describe_action(action)
 
-    def same_setup(self, other: "Game") -> bool:
+    def same_setup(self, other: Game) -> bool:
         """Whether ``other`` is a game of the same players, farm size and card set (for load_game)."""
-        same_cards = other.cards is self.cards or other.cards.path == self.cards.path
+        same_cards = other.cards is self.cards or other.cards.sha256 == self.cards.sha256
         return other.num_players == self.num_players and other.layout.size == self.layout.size and same_cards
 
     def apply(self, action: int) -> None:
@@ -344,7 +382,7 @@ class Game:
         self._apply(action)
         self._advance()
 
-    def clone(self) -> "Game":
+    def clone(self) -> Game:
         new = Game.__new__(Game)
         new.__dict__.update(self.__dict__)
         new.farms = [f.clone() for f in self.farms]
@@ -455,23 +493,31 @@ class Game:
 
     # ------------------------------------------------------------------ records and JSON
 
-    def record(self) -> dict:
-        """A game record: seed, players, variant and actions; ``Game.replay`` rebuilds the game."""
-        return {"game": "fields_of_green", "num_players": self.num_players, "seed": self.seed,
-                "variant": dict(self.variant), "actions": list(self.history)}
+    def data_hashes(self) -> dict[str, str]:
+        """SHA-256 of every data file this game was built from (records and states pin them)."""
+        return {"card_set": self.cards.sha256}
+
+    def record(self, embed: bool = False) -> dict:
+        """A game record: seed, players, variant, actions and pins (package and env version, card-set
+        hash); ``farmgames.envs.replay`` rebuilds the game. ``embed=True`` carries the card set's text too,
+        so the record replays anywhere."""
+        record = {"game": "fields_of_green", "num_players": self.num_players, "seed": self.seed,
+                  "variant": dict(self.variant), "actions": list(self.history),
+                  "pins": make_pins(ENV_NAME, self.data_hashes())}
+        return embed_files(record, {"card_set": self.cards.text}) if embed else record
 
     @classmethod
-    def replay(cls, record: dict) -> "Game":
-        variant = {k: v for k, v in record.get("variant", {}).items() if v is not None}
-        game = cls(num_players=record["num_players"], seed=record["seed"], **variant)
-        for i, action in enumerate(record["actions"]):
-            try:
-                game.apply(action)
-            except IllegalActionError as exc:
-                raise IllegalActionError(f"record step {i}: {exc}") from exc
-        return game
+    def replay(cls, record: dict) -> Game:
+        """The game a record describes (checked, pins included; errors name the field or the step)."""
+        from types import SimpleNamespace
 
-    def to_json(self) -> str:
+        from ..core.records import replay
+
+        return replay(record, SimpleNamespace(name="fields_of_green", env_name=ENV_NAME, new_game=cls))
+
+    def to_json(self, embed: bool = False) -> str:
+        """The whole state as JSON, pinned to the card set's hash and the versions (``embed=True``:
+        with the card set's text, so it loads anywhere). ``from_json`` checks every invariant."""
         farms = []
         for f in self.farms:
             farms.append({
@@ -491,43 +537,18 @@ class Game:
             "removed_equipment": self.removed_equipment, "harvested": sorted(self.harvested),
             "history": self.history, "stack": [_frame_to_json(f) for f in self._stack],
         }
-        return json.dumps({"format": "farmgames.fields_of_green.state/1", "state": state})
+        out: dict[str, Any] = {"format": STATE_FORMAT, "pins": make_pins(ENV_NAME, self.data_hashes()), "state": state}
+        if embed:
+            out["files"] = {"card_set": self.cards.text}
+        return json.dumps(out)
 
     @classmethod
-    def from_json(cls, text: str) -> "Game":
-        try:
-            data = json.loads(text)
-            state = data["state"]
-            if data.get("format") != "farmgames.fields_of_green.state/1":
-                raise ValueError(f"unknown format {data.get('format')!r}")
-            variant = {k: v for k, v in state["variant"].items() if v is not None}
-            game = cls(num_players=state["num_players"], seed=state["seed"], **variant)
-            game.piles = state["piles"]
-            game.equipment_stack = state["equipment_stack"]
-            game.first_player = state["first_player"]
-            game._offer_keys = state["offer_keys"]
-            game.towers_left, game.silos_left = state["towers_left"], state["silos_left"]
-            for farm, f in zip(game.farms, state["farms"]):
-                farm.grid = list(f["grid"])
-                farm.fallow = set(f["fallow"])
-                farm.occupied = list(f["occupied"])
-                farm.frontier = set(f["frontier"])
-                farm.tower_water = {int(k): v for k, v in f["tower_water"]}
-                farm.tower_capacity = {int(k): v for k, v in f["tower_capacity"]}
-                farm.silo_capacity = {int(k): v for k, v in f["silo_capacity"]}
-                farm.food, farm.coins, farm.vp_tokens = f["food"], f["coins"], f["vp_tokens"]
-                farm.equipment = {int(k): list(v) for k, v in f["equipment"]}
-                farm.set_aside = list(f["set_aside"])
-                farm.actions_taken = f["actions_taken"]
-            for key in ("year", "turn", "phase", "direction", "hands", "picks", "revealed", "offer", "display",
-                        "draw_counts", "discard", "removed_equipment", "history"):
-                setattr(game, key, state[key])
-            game.harvested = set(state["harvested"])
-            game._stack = [_frame_from_json(f) for f in state["stack"]]
-            game._legal = None
-        except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
-            raise ValueError(f"not a Fields of Green state: {exc}") from exc
-        return game
+    def from_json(cls, text: str | bytes) -> Game:
+        """The game a state JSON describes. Every invariant the engine relies on is checked first
+        (state.py); a broken one is a ValueError (``StateError``) naming the first violation."""
+        from .state import game_from_json
+
+        return game_from_json(cls, text)
 
     # ------------------------------------------------------------------ the machine
 
@@ -1037,14 +1058,3 @@ class Game:
 
 def _frame_to_json(frame: tuple) -> list:
     return [list(x) if isinstance(x, tuple) and x and isinstance(x[0], dict) else x for x in frame]
-
-
-def _frame_from_json(item: list) -> tuple:
-    out = []
-    for x in item:
-        if isinstance(x, list) and x and isinstance(x[0], dict):
-            x = tuple(x)
-        elif isinstance(x, list):
-            x = tuple(x)
-        out.append(x)
-    return tuple(out)

@@ -82,11 +82,11 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
-import yaml
-
+from ..core.datafiles import dump_yaml
 from .cards import PILES, CardSet
 from .farm import EMPTY, SILO, TOWER, Farm
 from .game import Game
@@ -370,5 +370,5 @@ def write_card_set(
         "equipment": tiles,
     }
     path = Path(directory) / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    path.write_text(dump_yaml(data), encoding="utf-8")  # no aliases: the loader refuses them
     return path
