@@ -1,4 +1,6 @@
-"""Action (d) and the refill: KH-ACT-BID-1..10, KH-DRAW-1..9, KH-RULING-11."""
+"""Action (d) and the refill: KH-ACT-BID-1, KH-ACT-BID-2, KH-ACT-BID-3, KH-ACT-BID-4, KH-ACT-BID-5, KH-ACT-BID-6,
+KH-ACT-BID-7, KH-ACT-BID-8, KH-ACT-BID-9, KH-ACT-BID-10, KH-DRAW-1, KH-DRAW-2, KH-DRAW-3, KH-DRAW-4, KH-DRAW-5,
+KH-DRAW-6, KH-DRAW-7, KH-DRAW-8, KH-DRAW-9, KH-RULING-11."""
 
 from __future__ import annotations
 
@@ -11,14 +13,15 @@ REG = ["A1", "A2", "A3", "A4", "A5", "A6"]
 
 
 def test_bid_1_2_10_empty_store_spaces_lowest_first():
-    """KH-ACT-BID-1/2/10: tiles go only into empty store spaces, the lower-numbered first; at most 2."""
+    """KH-ACT-BID-1, KH-ACT-BID-2, KH-ACT-BID-10: tiles go only into empty store spaces, the lower-numbered first; at
+    most 2."""
     g = scenario(supply={0: {"wheat": 3}}, registry=REG, stores={0: [("G8", {"hops": 1}), None]}, bag=["B1"])
     play(g, 5, R(1), C("wheat"), DONE)
     assert g.store[0] == [parse_space("G8"), parse_space("A1")] and g.phase == "TURN"  # full: no second tile
 
 
 def test_bid_3_4_bid_right_after_each_tile_at_least_one():
-    """KH-ACT-BID-3/4: right after taking a tile the player bids 1 or more counters; 0 only after one."""
+    """KH-ACT-BID-3, KH-ACT-BID-4: right after taking a tile the player bids 1 or more counters; 0 only after one."""
     g = scenario(supply={0: {"wheat": 2, "wine": 1}}, registry=REG, bag=["B1", "B2"])
     play(g, 5, R(1))
     assert g.phase == "BID" and DONE not in g.legal_actions()
@@ -34,7 +37,7 @@ def test_bid_5_no_counters_no_d():
 
 
 def test_bid_6_7_bids_fixed_and_tiles_stay():
-    """KH-ACT-BID-6/7: a bid never changes and a store tile cannot be discarded (no id does either)."""
+    """KH-ACT-BID-6, KH-ACT-BID-7: a bid never changes and a store tile cannot be discarded (no id does either)."""
     g = scenario(boards={0: "G1", 1: "G7"}, supply={0: {"wheat": 2}}, registry=REG, bag=["B1", "B2"])
     play(g, 5, R(1), C("wheat"), DONE, R(1), C("wheat"), DONE)
     bids = [list(b) for b in g.bids[0]]
@@ -55,7 +58,8 @@ def test_bid_8_bids_are_public():
 
 
 def test_bid_9_draw_1_2_9_refill_after_each_tile():
-    """KH-ACT-BID-9, KH-DRAW-1/2/9: after each tile (with its bid) the registry is refilled from the bag,
+    """KH-ACT-BID-9, KH-DRAW-1, KH-DRAW-2, KH-DRAW-9: after each tile (with its bid) the registry is refilled from the
+    bag,
     unharvested, into the lowest empty space, before the next decision."""
     g = scenario(supply={0: {"wheat": 2}}, registry=REG, bag=["G8", "G7"])
     play(g, 5, R(3), C("wheat"), DONE)
@@ -65,7 +69,8 @@ def test_bid_9_draw_1_2_9_refill_after_each_tile():
 
 
 def test_draw_3_4_5_event_resolved_then_draw_again():
-    """KH-DRAW-3/4/5, KH-RULING-11: a drawn event is resolved at once, placed on the next event space, and the
+    """KH-DRAW-3, KH-DRAW-4, KH-DRAW-5, KH-RULING-11: a drawn event is resolved at once, placed on the next event
+    space, and the
     refill continues until the registry is full."""
     g = scenario(supply={0: {"wheat": 1}}, registry=REG, bag=["Market Day", "G8"])
     play(g, 5, R(2), C("wheat"))  # supply empty: BID ends by itself, the refill draws Market Day

@@ -1,4 +1,5 @@
-"""Components, boards and tiles: KH-COMP-*, KH-BOARD-*, KH-TILE-*, KH-GEN-2, KH-RULING-1..5 (data), data validation."""
+"""Components, boards and tiles: KH-COMP-*, KH-BOARD-*, KH-TILE-*, KH-GEN-2, KH-RULING-1, KH-RULING-2, KH-RULING-3,
+KH-RULING-4, KH-RULING-5 (data), data validation."""
 
 from __future__ import annotations
 
@@ -41,8 +42,9 @@ def test_comp_3_tile_1_2_double_sided_same_crop():
 
 
 def test_comp_4_5_work_5_6_7_workers():
-    """KH-COMP-4/5, KH-WORK-1/2/5/6/7: 6 farmhands per colour numbered 1-3, 6 townsfolk numbered 4-5, named as in
-    KH-RULING-4/5."""
+    """KH-COMP-4, KH-COMP-5, KH-WORK-1, KH-WORK-2, KH-WORK-5, KH-WORK-6, KH-WORK-7: 6 farmhands per colour numbered
+    1-3, 6 townsfolk numbered 4-5, named as in
+    KH-RULING-4, KH-RULING-5."""
     names = [w.name for w in B.WORKERS]
     assert names[:6] == ["Apprentice", "Casual", "Unskilled", "Labourer", "Supervisor", "Foreman"]
     assert names[6:] == ["Miller", "Brewer", "Carter", "Merchant", "Reeve", "Surveyor"]
@@ -66,7 +68,7 @@ def test_comp_6_event_4_fourteen_event_tiles_seven_kinds():
 
 
 def test_comp_7_8_sixty_counters_five_crops():
-    """KH-COMP-7/8: 60 counters, 12 of each of wheat, hops, vegetables, cider apples, wine."""
+    """KH-COMP-7, KH-COMP-8: 60 counters, 12 of each of wheat, hops, vegetables, cider apples, wine."""
     assert B.CROPS == ("wheat", "hops", "vegetables", "cider apples", "wine")
     assert B.COUNTERS_PER_CROP == 12 and B.TOTAL_COUNTERS == 60
     for n in (2, 3, 4):
@@ -84,7 +86,8 @@ def test_comp_9_two_to_four_players():
 
 
 def test_board_1_2_4_ruling_1_geometry():
-    """KH-BOARD-1/2/4, KH-RULING-1, KH-GEN-2: identical boards, 7 rows A-G x 8 columns, unique letter-number
+    """KH-BOARD-1, KH-BOARD-2, KH-BOARD-4, KH-RULING-1, KH-GEN-2: identical boards, 7 rows A-G x 8 columns, unique
+    letter-number
     coordinates, odd-r neighbour table."""
     assert B.SPACE_NAMES[0] == "A1" and B.SPACE_NAMES[7] == "A8" and B.SPACE_NAMES[8] == "B1"
     assert B.SPACE_NAMES[55] == "G8"
@@ -134,7 +137,7 @@ def test_tile_4_ruling_2_crop_map():
 
 
 def test_tile_5_6_ruling_3_start_pairs():
-    """KH-TILE-5/6, KH-RULING-3: four coloured start pairs, 4 steps apart, no two start tiles adjacent."""
+    """KH-TILE-5, KH-TILE-6, KH-RULING-3: four coloured start pairs, 4 steps apart, no two start tiles adjacent."""
     pairs = {k: tuple(B.SPACE_NAMES[s] for s in v) for k, v in B.START_PAIRS.items()}
     assert pairs == {"red": ("C2", "E5"), "blue": ("C5", "E2"), "green": ("C7", "D3"), "yellow": ("F3", "F7")}
     for a, b in B.START_PAIRS.values():  # hex distance by repeated dilation
@@ -165,7 +168,8 @@ def _copy_data(tmp_path: Path) -> Path:
 
 
 def test_data_files_are_validated_naming_file_entry_and_field(tmp_path):
-    """KH-RULING-2/4/5/6 as data: a broken data file is refused with file, entry and field named."""
+    """KH-RULING-2, KH-RULING-4, KH-RULING-5, KH-RULING-6 as data: a broken data file is refused with file, entry and
+    field named."""
     d = _copy_data(tmp_path)
     text = (d / "tiles.yaml").read_text().replace("{coordinate: A3, crop: vegetables}", "{coordinate: A3, crop: rice}")
     (d / "tiles.yaml").write_text(text)

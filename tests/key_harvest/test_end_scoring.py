@@ -1,4 +1,6 @@
-"""End of the game and scoring: KH-END-1..6, KH-SCORE-1..10, KH-WORK-8/9, KH-RULING-7/8/9/12, KH-GEN-1, and the
+"""End of the game and scoring: KH-END-1, KH-END-2, KH-END-3, KH-END-4, KH-END-5, KH-END-6, KH-SCORE-1, KH-SCORE-2,
+KH-SCORE-3, KH-SCORE-4, KH-SCORE-5, KH-SCORE-6, KH-SCORE-7, KH-SCORE-8, KH-SCORE-9, KH-SCORE-10, KH-WORK-8, KH-WORK-9,
+KH-RULING-7, KH-RULING-8, KH-RULING-9, KH-RULING-12, KH-GEN-1, and the
 §17 worked example part by part."""
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ def example(end: bool = True):
 
 def test_example_placement_check():
     """§17: D2 touches D3, C2, C3 (3 fields, no worker) and E4 touches D3, D4, F3, F4 (4 fields, no worker), so the
-    Supervisor and the Miller could be placed there (KH-ACT-WORKER-3/4)."""
+    Supervisor and the Miller could be placed there (KH-ACT-WORKER-3, KH-ACT-WORKER-4)."""
     g = scenario(num_players=2, boards={0: EX_BOARD, 1: "G8"})
     play(g, 2, 66)  # Supervisor
     assert S("D2") in g.legal_actions()
@@ -65,7 +67,8 @@ def test_example_groups():
 
 
 def test_example_score_parts_and_total():
-    """§17, KH-SCORE-1/2/5/7/10, KH-END-5: 7 x 1 + 5 x 2, A8 0, workers 3 + 4, counters 1 (the 2 wine of the store
+    """§17, KH-SCORE-1, KH-SCORE-2, KH-SCORE-5, KH-SCORE-7, KH-SCORE-10, KH-END-5: 7 x 1 + 5 x 2, A8 0, workers 3 + 4,
+    counters 1 (the 2 wine of the store
     bid go to the stock first): 25; the opponent takes hops and cider apples."""
     g = example()
     stock_wine = g.stock[N]
@@ -96,7 +99,8 @@ def test_example_six_and_six_and_tie_break():
 
 
 def test_end_1_2_3_ruling_8_two_rounds_after_the_tenth_event():
-    """KH-END-1/2/3, KH-RULING-8: the 10th event triggers the end; the active player finishes the turn; two full
+    """KH-END-1, KH-END-2, KH-END-3, KH-RULING-8: the 10th event triggers the end; the active player finishes the
+    turn; two full
     rounds follow from the left, and the trigger player takes the very last turn."""
     g = scenario(boards={0: "G1", 1: "G8"}, supply={0: {"wheat": 1}}, registry=REG, bag=["Tithe", "B1"], events=NINE)
     play(g, 5, R(1), C("wheat"))
@@ -109,7 +113,8 @@ def test_end_1_2_3_ruling_8_two_rounds_after_the_tenth_event():
 
 
 def test_end_4_5_ruling_9_store_tiles_stay_and_bids_go_to_stock():
-    """KH-END-4/5, KH-RULING-9: tiles left in stores stay there and score nothing; their bids go to the stock."""
+    """KH-END-4, KH-END-5, KH-RULING-9: tiles left in stores stay there and score nothing; their bids go to the
+    stock."""
     g = example()
     play(g, DONE)
     s0 = g.scores()[0]
@@ -129,7 +134,8 @@ def test_end_6_safety_limit_truncates():
 
 
 def test_score_1_2_4_largest_and_second_group():
-    """KH-SCORE-1/2/4: 1 point per tile of the largest group, 2 per tile of the second; equal groups count as
+    """KH-SCORE-1, KH-SCORE-2, KH-SCORE-4: 1 point per tile of the largest group, 2 per tile of the second; equal
+    groups count as
     largest and second; a single group scores 0 for the second; harvested tiles count alike."""
     g = scenario(boards={0: "A1 a2 A3", 1: "G1 G2 E1 E2"})
     s0, s1 = g.scores()
@@ -145,7 +151,8 @@ def test_score_3_workers_do_not_connect():
 
 
 def test_score_5_work_8_9_workers_score_their_number():
-    """KH-SCORE-5, KH-WORK-8/9: each worker on the board scores its number; a replaced worker scores nothing."""
+    """KH-SCORE-5, KH-WORK-8, KH-WORK-9: each worker on the board scores its number; a replaced worker scores
+    nothing."""
     g = scenario(boards={0: "C2 C3 D3 C4"}, workers={0: {"D2": "Apprentice", "G8": "Surveyor"}})
     assert g.scores()[0].worker_points == 1 + 5
     play(g, 2, 66, S("D2"), DONE)  # Supervisor replaces the Apprentice
@@ -153,7 +160,8 @@ def test_score_5_work_8_9_workers_score_their_number():
 
 
 def test_score_6_7_10_ruling_7_gen_1_crop_majorities():
-    """KH-SCORE-6/7/10, KH-RULING-7, KH-GEN-1: for each crop the unique highest supply (at least 1) scores 1
+    """KH-SCORE-6, KH-SCORE-7, KH-SCORE-10, KH-RULING-7, KH-GEN-1: for each crop the unique highest supply (at least
+    1) scores 1
     point; shared or empty scores nobody; only supplies count (0-5 points). The public rule replaces the
     withdrawn 1 point per 2 counters."""
     won = majorities([[3, 1, 0, 0, 2], [3, 0, 0, 1, 1], [0, 0, 0, 0, 0]])
@@ -164,7 +172,8 @@ def test_score_6_7_10_ruling_7_gen_1_crop_majorities():
 
 
 def test_score_8_9_ruling_12_winner_and_tie_break_chain():
-    """KH-SCORE-8/9, KH-RULING-12: most points wins; ties: more field tiles, then more counters, else shared."""
+    """KH-SCORE-8, KH-SCORE-9, KH-RULING-12: most points wins; ties: more field tiles, then more counters, else
+    shared."""
     a = Score(3, 0, 3, 0, 0, (), field_tiles=3, counters=2)
     b = Score(1, 1, 3, 0, 0, (), field_tiles=2, counters=9)
     assert winners([a, b]) == [0]

@@ -1,4 +1,5 @@
-"""Events: KH-EVENT-1..6, KH-RULING-6 (every kind), KH-TURN-7 (events are never turn actions)."""
+"""Events: KH-EVENT-1, KH-EVENT-2, KH-EVENT-3, KH-EVENT-4, KH-EVENT-5, KH-EVENT-6, KH-RULING-6 (every kind), KH-TURN-7
+(events are never turn actions)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ def draw(event: str, **kw):
 
 
 def test_event_1_2_3_harvest_festival_for_every_player_in_order():
-    """KH-EVENT-1/2/3, KH-RULING-6 Harvest Festival: every player, clockwise from the active one, may harvest a
+    """KH-EVENT-1, KH-EVENT-2, KH-EVENT-3, KH-RULING-6 Harvest Festival: every player, clockwise from the active one,
+    may harvest a
     group as in action (a) (0 legal at once)."""
     g = draw("Harvest Festival", num_players=3, active=1, boards={0: "C2", 1: "E6", 2: "G8"}, supply={1: {"wheat": 1}})
     assert g.phase == "HARVEST" and g.current_player == 1 and DONE in g.legal_actions()

@@ -1,4 +1,6 @@
-"""Action (a) harvest: KH-ACT-HARVEST-1..14, KH-GEN-3."""
+"""Action (a) harvest: KH-ACT-HARVEST-1, KH-ACT-HARVEST-2, KH-ACT-HARVEST-3, KH-ACT-HARVEST-4, KH-ACT-HARVEST-5,
+KH-ACT-HARVEST-6, KH-ACT-HARVEST-7, KH-ACT-HARVEST-8, KH-ACT-HARVEST-9, KH-ACT-HARVEST-10, KH-ACT-HARVEST-11,
+KH-ACT-HARVEST-12, KH-ACT-HARVEST-13, KH-ACT-HARVEST-14, KH-GEN-3."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ W, H, V, A, N = range(5)
 
 
 def test_harvest_1_2_4_one_connected_group_through_harvested_tiles():
-    """KH-ACT-HARVEST-1/2/4: one connected group; harvested tiles link it; any of its unharvested tiles, not
+    """KH-ACT-HARVEST-1, KH-ACT-HARVEST-2, KH-ACT-HARVEST-4: one connected group; harvested tiles link it; any of its
+    unharvested tiles, not
     necessarily adjacent to each other."""
     g = scenario(boards={0: "C2 c3 C4 F6"})
     play(g, 1)
@@ -37,7 +40,8 @@ def test_harvest_5_harvested_tile_yields_nothing():
 
 
 def test_harvest_6_10_one_counter_of_the_crop_behind_the_screen():
-    """KH-ACT-HARVEST-6/10: each harvested tile gives one counter of its crop from the stock into the supply."""
+    """KH-ACT-HARVEST-6, KH-ACT-HARVEST-10: each harvested tile gives one counter of its crop from the stock into the
+    supply."""
     g = scenario(boards={0: "C2 C3"})
     stock = list(g.stock)
     play(g, 1, S("C3"), DONE)
@@ -45,7 +49,8 @@ def test_harvest_6_10_one_counter_of_the_crop_behind_the_screen():
 
 
 def test_harvest_7_8_14_substitute_chosen_and_tile_turned():
-    """KH-ACT-HARVEST-7/8/14: crop missing from the stock: the player picks a present crop (cannot decline);
+    """KH-ACT-HARVEST-7, KH-ACT-HARVEST-8, KH-ACT-HARVEST-14: crop missing from the stock: the player picks a present
+    crop (cannot decline);
     the tile is turned anyway."""
     g = scenario(boards={0: "C2 C3"}, supply={1: {"wheat": 12, "hops": 11}})
     play(g, 1, S("C2"))
@@ -66,7 +71,8 @@ def test_harvest_9_empty_stock_turns_and_takes_nothing():
 
 
 def test_harvest_11_12_stays_harvested():
-    """KH-ACT-HARVEST-11/12: a harvested tile stays harvested in later turns (only Casual/Spring Rain turn back)."""
+    """KH-ACT-HARVEST-11, KH-ACT-HARVEST-12: a harvested tile stays harvested in later turns (only Casual/Spring Rain
+    turn back)."""
     g = scenario(boards={0: "C2 C3", 1: "F6"})
     play(g, 1, S("C2"), S("C3"), DONE)  # P0 ends
     play(g, DONE)  # P1 passes

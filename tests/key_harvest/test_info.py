@@ -1,4 +1,5 @@
-"""Hidden information: KH-INFO-1..8, KH-RULING-16, KH-SETUP-18, the observer layout and the hidden perturbation.
+"""Hidden information: KH-INFO-1, KH-INFO-2, KH-INFO-3, KH-INFO-4, KH-INFO-5, KH-INFO-6, KH-INFO-7, KH-INFO-8,
+KH-RULING-16, KH-SETUP-18, the observer layout and the hidden perturbation.
 
 Black-box: a seat's observation, mask, text and renders do not change when only what it cannot see changes
 (``SPEC.hidden_perturbation``), and do change when its own supply changes.
@@ -41,7 +42,8 @@ def view(game, seat):
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_info_1_3_4_7_ruling_16_perturbations_are_invisible(n):
-    """KH-INFO-1/3/4/7, KH-RULING-16: the bag order, the removed events and another player's secret start draw
+    """KH-INFO-1, KH-INFO-3, KH-INFO-4, KH-INFO-7, KH-RULING-16: the bag order, the removed events and another
+    player's secret start draw
     never reach a seat's observation, mask, text or renders."""
     rng = random.Random(n)
     kinds = set()
@@ -86,7 +88,7 @@ def test_own_supply_change_is_seen():
 
 
 def test_info_2_5_public_parts_in_the_observation():
-    """KH-INFO-2/5: boards, stores, registry, town, events, fallow and the general stock are open to all."""
+    """KH-INFO-2, KH-INFO-5: boards, stores, registry, town, events, fallow and the general stock are open to all."""
     g = scenario(
         num_players=3,
         boards={2: "C2 c3"},

@@ -1,4 +1,6 @@
-"""Action (c), displaced workers and extra actions: KH-ACT-PLACE-1..11, KH-RULING-14/15."""
+"""Action (c), displaced workers and extra actions: KH-ACT-PLACE-1, KH-ACT-PLACE-2, KH-ACT-PLACE-3, KH-ACT-PLACE-4,
+KH-ACT-PLACE-5, KH-ACT-PLACE-6, KH-ACT-PLACE-7, KH-ACT-PLACE-8, KH-ACT-PLACE-9, KH-ACT-PLACE-10, KH-ACT-PLACE-11,
+KH-RULING-14, KH-RULING-15."""
 
 from __future__ import annotations
 
@@ -39,7 +41,8 @@ def test_place_2_own_store_bid_returns_to_stock():
 
 
 def test_place_3_4_pay_owner_exactly_owner_takes_both():
-    """KH-ACT-PLACE-3/4: pay the owner exactly the bid's crops; the owner takes payment and bid behind the screen."""
+    """KH-ACT-PLACE-3, KH-ACT-PLACE-4: pay the owner exactly the bid's crops; the owner takes payment and bid behind
+    the screen."""
     g = scenario(supply={0: {"wine": 2, "hops": 1}}, stores={1: [("A1", {"wine": 2}), None]})
     play(g, 4, ST(1, 1))
     assert g.supply[0] == [0, 1, 0, 0, 0] and g.supply[1] == [0, 0, 0, 0, 4]
@@ -59,7 +62,8 @@ def test_place_9_exact_payment_or_nothing():
 
 
 def test_place_6_7_displaced_worker_replaced_with_benefit():
-    """KH-ACT-PLACE-6/7, KH-RULING-15: the tile replaces an own worker there; the worker may be re-placed at once
+    """KH-ACT-PLACE-6, KH-ACT-PLACE-7, KH-RULING-15: the tile replaces an own worker there; the worker may be
+    re-placed at once
     on a legal space and gives its benefit again (not an action)."""
     g = scenario(boards={0: "C2 C3"}, workers={0: {"C4": "Apprentice"}}, stores={0: [("C4", {"wine": 1}), None]})
     play(g, 4, ST(0, 1))

@@ -1,4 +1,6 @@
-"""Setup: KH-SETUP-1..18, KH-RULING-10, KH-INFO-4."""
+"""Setup: KH-SETUP-1, KH-SETUP-2, KH-SETUP-3, KH-SETUP-4, KH-SETUP-5, KH-SETUP-6, KH-SETUP-7, KH-SETUP-8, KH-SETUP-9,
+KH-SETUP-10, KH-SETUP-11, KH-SETUP-12, KH-SETUP-13, KH-SETUP-14, KH-SETUP-15, KH-SETUP-16, KH-SETUP-17, KH-SETUP-18,
+KH-RULING-10, KH-INFO-4."""
 
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ def test_setup_2_each_player_takes_components():
 
 
 def test_setup_3_4_start_player_seeded_or_configured():
-    """KH-SETUP-3/4: the start player is random from the seed (uniform), or given by first_player."""
+    """KH-SETUP-3, KH-SETUP-4: the start player is random from the seed (uniform), or given by first_player."""
     counts = Counter(Game(4, s).start_player for s in range(400))
     assert set(counts) == {0, 1, 2, 3} and min(counts.values()) > 60
     assert Game(4, 5).start_player == Game(4, 5).start_player
@@ -42,7 +44,8 @@ def test_setup_5_six_townsfolk_on_town_board():
 
 
 def test_setup_6_7_8_start_pairs_dealt_at_random_unharvested():
-    """KH-SETUP-6/7/8: each player's start pair lies on its coordinates, unharvested side up, dealt at random."""
+    """KH-SETUP-6, KH-SETUP-7, KH-SETUP-8: each player's start pair lies on its coordinates, unharvested side up,
+    dealt at random."""
     seen = set()
     for seed in range(30):
         g = Game(4, seed)

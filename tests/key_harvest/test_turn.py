@@ -1,4 +1,5 @@
-"""Turn structure: KH-TURN-1..7, KH-RULING-13 (zero/one action), KH-RULING-17 (phases and ids)."""
+"""Turn structure: KH-TURN-1, KH-TURN-2, KH-TURN-3, KH-TURN-4, KH-TURN-5, KH-TURN-6, KH-TURN-7, KH-RULING-13 (zero/one
+action), KH-RULING-17 (phases and ids)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from .helpers import DONE, ST, C, R, S, play, scenario
 
 
 def test_turn_1_5_start_player_then_clockwise():
-    """KH-TURN-1/5: the start player takes the first turn; ending a turn passes play to the left (next seat)."""
+    """KH-TURN-1, KH-TURN-5: the start player takes the first turn; ending a turn passes play to the left (next
+    seat)."""
     g = Game(4, 0, first_player=2)
     assert g.current_player == 2 and g.phase == "TURN"
     play(g, DONE)

@@ -1,4 +1,7 @@
-"""Action (b) and workers: KH-ACT-WORKER-1..12, KH-WORK-1..10, KH-RULING-4/5 (every benefit)."""
+"""Action (b) and workers: KH-ACT-WORKER-1, KH-ACT-WORKER-2, KH-ACT-WORKER-3, KH-ACT-WORKER-4, KH-ACT-WORKER-5,
+KH-ACT-WORKER-6, KH-ACT-WORKER-7, KH-ACT-WORKER-8, KH-ACT-WORKER-9, KH-ACT-WORKER-10, KH-ACT-WORKER-11,
+KH-ACT-WORKER-12, KH-WORK-1, KH-WORK-2, KH-WORK-3, KH-WORK-4, KH-WORK-5, KH-WORK-6, KH-WORK-7, KH-WORK-8, KH-WORK-9,
+KH-WORK-10, KH-RULING-4, KH-RULING-5 (every benefit)."""
 
 from __future__ import annotations
 
@@ -46,7 +49,8 @@ def test_worker_4_not_next_to_another_worker():
 
 
 def test_worker_5_work_3_4_empty_or_lower_own_worker():
-    """KH-ACT-WORKER-5, KH-WORK-3/4: an empty space or an own worker with a strictly lower number; a 3 replaces a
+    """KH-ACT-WORKER-5, KH-WORK-3, KH-WORK-4: an empty space or an own worker with a strictly lower number; a 3
+    replaces a
     1 or a 2, not another 3; never a field tile."""
     g = scenario(boards={0: L}, workers={0: {"D2": "Labourer"}})
     play(g, 2, SUPERVISOR)
@@ -69,7 +73,8 @@ def test_worker_6_replaced_worker_goes_back():
 
 
 def test_worker_7_10_remove_goes_back_without_benefit():
-    """KH-ACT-WORKER-7/10: removing returns the worker (farmhand beside the board, townsfolk to town) and gives
+    """KH-ACT-WORKER-7, KH-ACT-WORKER-10: removing returns the worker (farmhand beside the board, townsfolk to town)
+    and gives
     and costs nothing."""
     g = scenario(boards={0: "D3 D4 F3 F4 G7"}, workers={0: {"E4": "Miller", "C1": "Apprentice"}})
     supply = [list(r) for r in g.supply]
@@ -89,7 +94,8 @@ def test_worker_1_play_or_remove_not_both():
 
 
 def test_worker_8_9_12_apprentice_benefit_optional():
-    """KH-ACT-WORKER-8/9/12, KH-RULING-4 Apprentice: take 1 counter of a crop in the stock; may decline."""
+    """KH-ACT-WORKER-8, KH-ACT-WORKER-9, KH-ACT-WORKER-12, KH-RULING-4 Apprentice: take 1 counter of a crop in the
+    stock; may decline."""
     g = scenario(boards={0: L})
     play(g, 2, APPRENTICE, S("C1"))
     assert g.phase == "CROP" and DONE in g.legal_actions() and len(g.legal_actions()) == 6
