@@ -52,7 +52,9 @@ class GameRow:
 #: every environment of the suite, oldest version first
 GAMES: tuple[GameRow, ...] = (
     GameRow("fields_of_green", 0, "FieldsOfGreen"),
+    GameRow("fields_of_green", 1, "FieldsOfGreen"),
     GameRow("key_harvest", 0, "KeyHarvest"),
+    GameRow("sunflower_valley", 0, "SunflowerValley"),
 )
 
 #: games registered at run time with :func:`register` (a researcher's own game): row -> SPEC
@@ -122,6 +124,8 @@ def replay(record: dict[str, Any]) -> Any:
 
     check_record(record)
     version = (record.get("env") or {}).get("name") if isinstance(record.get("env"), dict) else None
+    if version is None and isinstance(record.get("pins"), dict):  # the env version the game was played in
+        version = record["pins"].get("env")
     try:
         spec = get_spec(version if isinstance(version, str) else record["game"])
     except ValueError as exc:

@@ -396,6 +396,9 @@ class BoardGameEnvBase:
         the environment options."""
         rec: dict[str, Any] = self.game.record()
         rec["env"] = {"name": self.spec.env_name, **self.options}
+        pins = rec.get("pins")
+        if isinstance(pins, dict) and "env" in pins:  # the engine pins its game; the env knows its version
+            rec["pins"] = {**pins, "env": self.spec.env_name}
         return rec
 
     # ---- render
