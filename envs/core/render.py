@@ -358,7 +358,7 @@ def png_bytes(picture: Any) -> bytes:
     image_mod, _, _ = require_pillow()
     image = picture if hasattr(picture, "save") else image_mod.fromarray(picture)
     buf = io.BytesIO()
-    image.save(buf, format="PNG", optimize=False)
+    image.save(buf, format="PNG", compress_level=1)
     return buf.getvalue()
 
 
