@@ -18,6 +18,8 @@ from farmgames.envs.core.scoring import ranks
 from farmgames.envs.core.seeding import derive_seed
 from farmgames.wrappers.single_agent import make_flat_aec
 
+from .games import DEFAULT_GAME
+
 __all__ = ["Arena", "GameResult", "derive_seed", "wilson_interval"]
 
 
@@ -49,7 +51,7 @@ class GameResult:
 class Arena:
     """Reusable table for one game configuration (game, players, variant)."""
 
-    def __init__(self, num_players: int = 2, game: str = "fields_of_green", **variant: Any):
+    def __init__(self, num_players: int = 2, game: str = DEFAULT_GAME, **variant: Any):
         self.spec = get_spec(game)
         self.num_players = int(num_players)
         self.variant = dict(variant)
@@ -57,6 +59,7 @@ class Arena:
         agent = self.env.possible_agents[0]
         self.facts = {
             "game": self.spec.name,
+            "env": self.spec.env_name,
             "observation_size": int(self.env.observation_space(agent)["observation"].shape[0]),
             "action_size": int(self.env.action_space(agent).n),
             "num_players": self.num_players,
@@ -89,7 +92,9 @@ class Arena:
                 env.step(int(action))
             except ValueError as exc:  # IllegalActionError: name the policy that chose it
                 who = (names or [None] * len(policies))[seat] or getattr(policy, "name", None) or type(policy).__name__
-                raise ValueError(f"policy {who} (seat {seat}, game seed {seed}) chose an illegal action: {exc}") from exc
+                raise ValueError(
+                    f"policy {who} (seat {seat}, game seed {seed}) chose an illegal action: {exc}"
+                ) from exc
             decisions += 1
         scores = game.scores()
         return GameResult(

@@ -1,6 +1,6 @@
 """``farmgames balance``: a balance report for any game by seeded bot-vs-bot simulation.
 
-    farmgames balance                          # fields_of_green: 400 games, 4 heuristic bots -> docs/fields_of_green/balance.md
+    farmgames balance                          # 400 games, 4 heuristic bots -> docs/fields_of_green/balance.md
     farmgames balance --games 40 --players 3 --out /tmp/b.md --json /tmp/b.json
     farmgames balance --winrate --games 1000   # heuristic vs random win rates for every player count
     farmgames balance --game <game> --players N
@@ -33,35 +33,54 @@ __all__ = ["aggregate", "game_items", "render_report", "simulate_game", "winrate
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_game_argument(parser)
     parser.add_argument("--games", type=int, default=400, help="number of seeded games (default 400)")
-    parser.add_argument("--players", type=int, default=None,
-                        help="players per game (default: the game's default, 4 for fields_of_green)")
     parser.add_argument(
-        "--bots", default="heuristic",
+        "--players",
+        type=int,
+        default=None,
+        help="players per game (default: the game's default, 4 for fields_of_green)",
+    )
+    parser.add_argument(
+        "--bots",
+        default="heuristic",
         help="a bot of the game for every seat (e.g. random, heuristic), or a comma-separated list, one per seat "
-             "(default heuristic)",
+        "(default heuristic)",
     )
     parser.add_argument("--seed", type=int, default=0, help="first game seed; game i uses seed+i (default 0)")
     parser.add_argument("--out", default=None, help="markdown report path (default docs/<game>/balance.md)")
     parser.add_argument("--json", default=None, metavar="PATH", help="also write the raw statistics as JSON")
     parser.add_argument(
-        "--plot", default="auto", metavar="PATH",
+        "--plot",
+        default="auto",
+        metavar="PATH",
         help="score histogram PNG (needs matplotlib); 'auto' = beside --out as <out>_scores.png if matplotlib "
-             "is installed, 'none' = no plot",
+        "is installed, 'none' = no plot",
     )
-    parser.add_argument("--variant", action="append", default=[], metavar="KEY=VALUE",
-                        help="a keyword of the game (YAML value), repeatable")
-    parser.add_argument("--card-set", default=None, metavar="PATH",
-                        help="fields_of_green: card-set YAML (default: the base set); same as --variant card_set=PATH")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a keyword of the game (YAML value), repeatable",
+    )
+    parser.add_argument(
+        "--card-set",
+        default=None,
+        metavar="PATH",
+        help="fields_of_green: card-set YAML (default: the base set); same as --variant card_set=PATH",
+    )
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1; the machine is small)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
-        "--winrate", action="store_true",
+        "--winrate",
+        action="store_true",
         help="instead of the report: heuristic (rotating seat) vs random bots, --games games for each player "
-             "count of the game (with --only-players: only --players)",
+        "count of the game (with --only-players: only --players)",
     )
     parser.add_argument("--only-players", action="store_true", help="with --winrate: only the --players count")
     parser.add_argument(
-        "--from-json", default=None, metavar="PATH",
+        "--from-json",
+        default=None,
+        metavar="PATH",
         help="re-render the report from statistics saved with --json (no new games)",
     )
 
@@ -96,8 +115,14 @@ def _new_game(spec: Any, players: int, seed: int, variant: dict) -> Any:
     return spec.new_game(num_players=players, seed=seed, **{k: v for k, v in variant.items() if v is not None})
 
 
-def simulate_game(seed: int, players: int, bots: list[str], card_set: str | None = None,
-                  game: str = DEFAULT_GAME, variant: dict | None = None) -> dict:
+def simulate_game(
+    seed: int,
+    players: int,
+    bots: list[str],
+    card_set: str | None = None,
+    game: str = DEFAULT_GAME,
+    variant: dict | None = None,
+) -> dict:
     """Play one seeded game (seat ``i``'s bot seeded ``seed * 10 + i``) and return its statistics (plain
     data, JSON-ready): scores, winners, decisions, plus the game's own items."""
     from farmgames.envs import get_spec
@@ -112,8 +137,12 @@ def simulate_game(seed: int, players: int, bots: list[str], card_set: str | None
     first_player = getattr(state, "first_player", None)
     play_game(seat_bots, game=state, on_action=tracker.on_action if tracker is not None else None)
     record = {
-        "seed": seed, "players": players, "bots": bots, "first_player": first_player,
-        "scores": [s.as_dict() for s in state.scores()], "winners": state.winners(),
+        "seed": seed,
+        "players": players,
+        "bots": bots,
+        "first_player": first_player,
+        "scores": [s.as_dict() for s in state.scores()],
+        "winners": state.winners(),
         "decisions": len(state.history),
     }
     if tracker is not None:
@@ -122,10 +151,22 @@ def simulate_game(seed: int, players: int, bots: list[str], card_set: str | None
 
 
 def _run_games(fn, seeds: list[int], workers: int, progress: bool, label: str) -> list[dict]:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TimeRemainingColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
     results: list[dict] = []
     with Progress(*columns, disable=not progress, transient=False) as bar:
         task = bar.add_task(label, total=len(seeds))
@@ -160,8 +201,13 @@ def _dist(values: list[float]) -> dict:
     if not values:
         return {"n": 0, "mean": 0.0, "median": 0.0, "p10": 0.0, "p90": 0.0, "min": 0, "max": 0}
     return {
-        "n": len(values), "mean": statistics.fmean(values), "median": statistics.median(values),
-        "p10": _pct(values, 0.1), "p90": _pct(values, 0.9), "min": min(values), "max": max(values),
+        "n": len(values),
+        "mean": statistics.fmean(values),
+        "median": statistics.median(values),
+        "p10": _pct(values, 0.1),
+        "p90": _pct(values, 0.9),
+        "min": min(values),
+        "max": max(values),
     }
 
 
@@ -172,8 +218,9 @@ def score_parts(games: list[dict], items: Any = None) -> tuple[str, ...]:
     if not games:
         return ()
     first = games[0]["scores"][0]
-    return tuple(k for k, v in first.items()
-                 if k != "total" and isinstance(v, (int, float)) and not isinstance(v, bool))
+    return tuple(
+        k for k, v in first.items() if k != "total" and isinstance(v, (int, float)) and not isinstance(v, bool)
+    )
 
 
 def _rates(table: dict) -> dict[str, dict]:
@@ -206,12 +253,20 @@ def _per_seat(games: list[dict], parts: tuple[str, ...]) -> dict[str, Any]:
                 rel = after_first[(seat - g["first_player"]) % g["players"]]
                 rel[0] += 1
                 rel[1] += won
-    return {"all": all_scores, "win": win_scores, "parts_all": parts_all, "parts_win": parts_win,
-            "seats": _rates(seats), "seats_after_first": _rates(after_first), "wins": wins}
+    return {
+        "all": all_scores,
+        "win": win_scores,
+        "parts_all": parts_all,
+        "parts_win": parts_win,
+        "seats": _rates(seats),
+        "seats_after_first": _rates(after_first),
+        "wins": wins,
+    }
 
 
-def aggregate(games: list[dict], card_set: str | None = None, game: str = DEFAULT_GAME,
-              variant: dict | None = None) -> dict:
+def aggregate(
+    games: list[dict], card_set: str | None = None, game: str = DEFAULT_GAME, variant: dict | None = None
+) -> dict:
     """Turn per-game records into the report's statistics (generic ones, then the game's own items)."""
     from farmgames.envs import get_spec
 
@@ -226,7 +281,7 @@ def aggregate(games: list[dict], card_set: str | None = None, game: str = DEFAUL
         totals = sorted((s["total"] for s in g["scores"]), reverse=True)
         margins.append(totals[0] - totals[1] if len(totals) > 1 else 0)
     stats = {
-        "game": spec.name,
+        "game": spec.env_name,
         "variant": variant,
         "games": len(games),
         "players": games[0]["players"] if games else 0,
@@ -237,9 +292,13 @@ def aggregate(games: list[dict], card_set: str | None = None, game: str = DEFAUL
         "ties": sum(1 for g in games if len(g["winners"]) > 1),
         "scores": {"winning": _dist(seat["win"]), "all": _dist(seat["all"]), "margin": _dist(margins)},
         "score_values": {"winning": seat["win"], "all": seat["all"]},
-        "parts": {p: {"all": statistics.fmean(seat["parts_all"][p]) if seat["parts_all"][p] else 0.0,
-                      "winners": statistics.fmean(seat["parts_win"][p]) if seat["parts_win"][p] else 0.0}
-                  for p in parts},
+        "parts": {
+            p: {
+                "all": statistics.fmean(seat["parts_all"][p]) if seat["parts_all"][p] else 0.0,
+                "winners": statistics.fmean(seat["parts_win"][p]) if seat["parts_win"][p] else 0.0,
+            }
+            for p in parts
+        },
         "seats": seat["seats"],
         "seats_after_first": seat["seats_after_first"],
         "game_length": _dist([g["decisions"] for g in games if "decisions" in g]),
@@ -268,9 +327,14 @@ def _unit(items: Any) -> str:
 def _intro(s: dict, command: str, title: str, unit: str) -> list[str]:
     win, allsc = s["scores"]["winning"], s["scores"]["all"]
     return [
-        f"# {title}", "",
-        "Generated by `farmgames balance` (training/balance.py); do not edit by hand. Regenerate with:", "",
-        "```", command, "```", "",
+        f"# {title}",
+        "",
+        "Generated by `farmgames balance` (training/balance.py); do not edit by hand. Regenerate with:",
+        "",
+        "```",
+        command,
+        "```",
+        "",
         f"**{s['games']} games, {s['players']} players, bots: {', '.join(s['bots'])}.** "
         f"Median winning score **{win['median']:.0f}** {unit} (p10 {win['p10']:.0f}, p90 {win['p90']:.0f}); "
         f"mean score of all players {allsc['mean']:.1f}. Baseline win rate per player "
@@ -282,7 +346,8 @@ def _intro(s: dict, command: str, title: str, unit: str) -> list[str]:
 def _headline(s: dict, items: Any, unit: str) -> list[str]:
     win = s["scores"]["winning"]
     lines = [
-        "## Headline", "",
+        "## Headline",
+        "",
         f"- Winning score: median {win['median']:.0f}, mean {win['mean']:.1f}, p10–p90 {win['p10']:.0f}–"
         f"{win['p90']:.0f}, range {win['min']}–{win['max']}.",
         f"- Winning margin (first minus second): median {s['scores']['margin']['median']:.0f} {unit}.",
@@ -294,11 +359,17 @@ def _headline(s: dict, items: Any, unit: str) -> list[str]:
 
 def _scores(s: dict, plot: str | None, items: Any) -> list[str]:
     win, allsc = s["scores"]["winning"], s["scores"]["all"]
-    lines = ["## Score distribution", "", "| scores | n | mean | median | p10 | p90 | min | max |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "## Score distribution",
+        "",
+        "| scores | n | mean | median | p10 | p90 | min | max |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for label, d in (("winning", win), ("all players", allsc), ("margin 1st-2nd", s["scores"]["margin"])):
-        lines.append(f"| {label} | {d['n']} | {d['mean']:.1f} | {d['median']:.1f} | {d['p10']:.1f} | {d['p90']:.1f} | "
-                     f"{d['min']} | {d['max']} |")
+        lines.append(
+            f"| {label} | {d['n']} | {d['mean']:.1f} | {d['median']:.1f} | {d['p10']:.1f} | {d['p90']:.1f} | "
+            f"{d['min']} | {d['max']} |"
+        )
     lines.append("")
     if plot:
         lines += [f"![score histogram]({plot})", ""]
@@ -309,14 +380,25 @@ def _scores(s: dict, plot: str | None, items: Any) -> list[str]:
 
 
 def _seats_and_length(s: dict) -> list[str]:
-    lines = ["## Seats", "", "Win rate by seat (shared victories count for every winner).", "",
-             "| seat | player-games | win rate |", "|---|---:|---:|"]
+    lines = [
+        "## Seats",
+        "",
+        "Win rate by seat (shared victories count for every winner).",
+        "",
+        "| seat | player-games | win rate |",
+        "|---|---:|---:|",
+    ]
     lines += [f"| {k} | {v['player_games']} | {_f(v['win_rate'], True)} |" for k, v in s.get("seats", {}).items()]
     g = s.get("game_length")
     if g and g.get("n"):
-        lines += ["", "## Game length", "", "Decisions per game (every seat's, forced ones included): "
-                  f"mean {g['mean']:.1f}, median {g['median']:.0f}, p10 {g['p10']:.0f}, p90 {g['p90']:.0f}, "
-                  f"range {g['min']}–{g['max']}."]
+        lines += [
+            "",
+            "## Game length",
+            "",
+            "Decisions per game (every seat's, forced ones included): "
+            f"mean {g['mean']:.1f}, median {g['median']:.0f}, p10 {g['p10']:.0f}, p90 {g['p90']:.0f}, "
+            f"range {g['min']}–{g['max']}.",
+        ]
     return lines + [""]
 
 
@@ -360,7 +442,9 @@ def write_plot(stats: dict, path: Path) -> bool:
     ax.set_xlabel(f"final score ({_unit(game_items(stats.get('game', DEFAULT_GAME)))})")
     ax.set_ylabel("player-games")
     title = get_spec(stats.get("game", DEFAULT_GAME)).title
-    ax.set_title(f"{title}: {stats['games']} games, {stats['players']} players ({', '.join(sorted(set(stats['bots'])))})")
+    ax.set_title(
+        f"{title}: {stats['games']} games, {stats['players']} players ({', '.join(sorted(set(stats['bots'])))})"
+    )
     ax.legend()
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -373,8 +457,9 @@ def write_plot(stats: dict, path: Path) -> bool:
 # Heuristic vs random win rates
 
 
-def winrate_game(seed: int, players: int, card_set: str | None = None, game: str = DEFAULT_GAME,
-                 variant: dict | None = None) -> dict:
+def winrate_game(
+    seed: int, players: int, card_set: str | None = None, game: str = DEFAULT_GAME, variant: dict | None = None
+) -> dict:
     """One game: the heuristic in seat ``seed % players``, random bots elsewhere."""
     from farmgames.envs import get_spec
     from farmgames.envs.core.bots import make_bot, play_game
@@ -386,28 +471,44 @@ def winrate_game(seed: int, players: int, card_set: str | None = None, game: str
     play_game(bots, game=state)
     scores = [s.total for s in state.scores()]
     winners = state.winners()
-    return {"seat": seat, "won": seat in winners, "sole": winners == [seat], "score": scores[seat],
-            "others": [x for i, x in enumerate(scores) if i != seat]}
+    return {
+        "seat": seat,
+        "won": seat in winners,
+        "sole": winners == [seat],
+        "score": scores[seat],
+        "others": [x for i, x in enumerate(scores) if i != seat],
+    }
 
 
-def winrates(games: int, seed: int = 0, players: tuple[int, ...] | None = None, workers: int = 1,
-             progress: bool = False, card_set: str | None = None, game: str = DEFAULT_GAME,
-             variant: dict | None = None) -> dict:
+def winrates(
+    games: int,
+    seed: int = 0,
+    players: tuple[int, ...] | None = None,
+    workers: int = 1,
+    progress: bool = False,
+    card_set: str | None = None,
+    game: str = DEFAULT_GAME,
+    variant: dict | None = None,
+) -> dict:
     """Heuristic-vs-random win rates per player count (heuristic seat rotates with the seed)."""
     from farmgames.envs import get_spec
 
     spec = get_spec(game)
     missing = [b for b in ("heuristic", "random") if b not in spec.bots]
     if missing:
-        raise ValueError(f"--winrate plays heuristic against random; {spec.name} has no {missing[0]!r} bot "
-                         f"(bots: {', '.join(sorted(spec.bots))})")
+        raise ValueError(
+            f"--winrate plays heuristic against random; {spec.name} has no {missing[0]!r} bot "
+            f"(bots: {', '.join(sorted(spec.bots))})"
+        )
     out = {}
     for n in players or tuple(spec.player_counts):
         fn = partial(winrate_game, players=n, card_set=card_set, game=game, variant=variant)
         results = _run_games(fn, list(range(seed, seed + games)), workers, progress, f"{n} players")
         won = sum(r["won"] for r in results)
         out[n] = {
-            "games": games, "wins": won, "win_rate": won / games,
+            "games": games,
+            "wins": won,
+            "win_rate": won / games,
             "sole_wins": sum(r["sole"] for r in results),
             "heuristic_mean_score": statistics.fmean(r["score"] for r in results),
             "random_mean_score": statistics.fmean(x for r in results for x in r["others"]),
@@ -532,7 +633,7 @@ def _write_report(stats: dict, command: str, args: argparse.Namespace) -> int:
     win = stats["scores"]["winning"]
     flagged = f"{sum(1 for v in stats['flags'].values() if v)} designs flagged; " if "flags" in stats else ""
     print(
-        f"{stats['games']} games: median winning score {win['median']:.0f} (p10 {win['p10']:.0f}, p90 {win['p90']:.0f}); "
-        f"{flagged}report written to {out}"
+        f"{stats['games']} games: median winning score {win['median']:.0f} (p10 {win['p10']:.0f}, "
+        f"p90 {win['p90']:.0f}); {flagged}report written to {out}"
     )
     return 0

@@ -8,7 +8,7 @@ A config has five sections; every key is optional and falls back to the defaults
     out: runs/ppo_2p_vs_random
     init_from: null               # start from the weights of a checkpoint .zip (same network and spaces)
     env:                          # the single-agent env (farmgames.wrappers.SingleAgentEnv)
-      game: fields_of_green       # a registered game (farmgames.envs.GAMES), or <game>_v<N>
+      game: fields_of_green_v0    # a registered game version (farmgames.envs.GAMES); a bare name: its newest
       num_players: 2              # within the game's SPEC.min_players .. max_players
       opponents: random           # a bot of the game (SPEC.bots) | path/to/checkpoint.zip | a list, one per other seat
       learner_seat: rotate        # a seat number, rotate or random
@@ -61,6 +61,7 @@ import dataclasses
 import difflib
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Union
@@ -74,10 +75,10 @@ class ConfigError(ValueError):
 
 @dataclass
 class EnvConfig:
-    game: str = "fields_of_green"
+    game: str = "fields_of_green_v0"
     num_players: int = 2
-    opponents: Union[str, list] = "random"
-    learner_seat: Union[int, str] = "rotate"
+    opponents: str | list = "random"
+    learner_seat: int | str = "rotate"
     deterministic_opponents: bool = False
     reward_scale: float = 1.0
     variant: dict = field(default_factory=dict)
@@ -103,7 +104,7 @@ class PPOConfig:
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
-    target_kl: Union[float, None] = None
+    target_kl: float | None = None
     normalize_advantage: bool = True
     net_arch: list = field(default_factory=lambda: [256, 256])
     activation: str = "tanh"
@@ -131,7 +132,7 @@ class ImitationConfig:
     learning_rate: float = 1e-3
     value_coef: float = 0.5
     validation: float = 0.1
-    cache: Union[str, None] = None
+    cache: str | None = None
     workers: int = 2
 
 
@@ -140,13 +141,13 @@ class Config:
     name: str = "run"
     seed: int = 0
     total_steps: int = 1_000_000
-    out: Union[str, None] = None
-    init_from: Union[str, None] = None
+    out: str | None = None
+    init_from: str | None = None
     env: EnvConfig = field(default_factory=EnvConfig)
     self_play: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     training: TrainingConfig = field(default_factory=TrainingConfig)
-    imitation: Union[ImitationConfig, None] = None  # optional section: absent or null means no warm start
+    imitation: ImitationConfig | None = None  # optional section: absent or null means no warm start
 
     @property
     def out_dir(self) -> Path:
@@ -220,9 +221,7 @@ def _build(cls, raw: Any, source: str, prefix: str):
         if key not in valid:
             close = difflib.get_close_matches(str(key), valid, n=1)
             hint = f" (did you mean '{prefix}{close[0]}'?)" if close else ""
-            raise ConfigError(
-                f"{source}: unknown key '{prefix}{key}'{hint}; valid keys in {where}: {', '.join(valid)}"
-            )
+            raise ConfigError(f"{source}: unknown key '{prefix}{key}'{hint}; valid keys in {where}: {', '.join(valid)}")
     kwargs = {}
     for f in fields(cls):
         if f.name not in raw:
@@ -254,8 +253,14 @@ def _type_name(hint) -> str:
         return " or ".join(_type_name(a) for a in typing.get_args(hint))
     if hint is type(None):
         return "null"
-    return {int: "an integer", float: "a number", bool: "true/false", str: "a string", list: "a list",
-            dict: "a mapping"}.get(hint, getattr(hint, "__name__", str(hint)))
+    return {
+        int: "an integer",
+        float: "a number",
+        bool: "true/false",
+        str: "a string",
+        list: "a list",
+        dict: "a mapping",
+    }.get(hint, getattr(hint, "__name__", str(hint)))
 
 
 def _coerce(value, hint, source: str, key: str):
@@ -307,6 +312,8 @@ def _game_spec(game: Any, bad) -> Any:
 
 
 def _check_values(c: Config, source: str) -> None:
+    """Value checks per section; the first problem raises ConfigError naming the key."""
+
     def bad(key, message):
         raise ConfigError(f"{source}: '{key}' {message}")
 
@@ -317,35 +324,62 @@ def _check_values(c: Config, source: str) -> None:
         bad("total_steps", f"must be at least 1 (0 only with an imitation section), got {c.total_steps}")
     if not isinstance(c.name, str) or not c.name:
         bad("name", "must be a non-empty string")
-    e = c.env
+    spec = _check_env(c.env, bad)
+    _check_self_play(c.self_play, bad)
+    _check_ppo(c.ppo, bad)
+    _check_training(c.training, bad)
+    if c.imitation is not None:
+        _check_imitation(c.imitation, spec, bad)
+    p, t = c.ppo, c.training
+    if p.batch_size > p.n_steps * t.n_envs:
+        bad(
+            "ppo.batch_size",
+            f"({p.batch_size}) is larger than one rollout, ppo.n_steps x training.n_envs = {p.n_steps * t.n_envs}",
+        )
+
+
+def _check_env(e: EnvConfig, bad: Callable[[str, str], Any]) -> Any:
     spec = _game_spec(e.game, bad)
     if e.num_players not in spec.player_counts:
         counts = ", ".join(str(n) for n in spec.player_counts)
         bad("env.num_players", f"must be one of {counts} for {spec.name}, got {e.num_players}")
     if isinstance(e.learner_seat, int):
         if not 0 <= e.learner_seat < e.num_players:
-            bad("env.learner_seat", f"must be a seat 0..{e.num_players - 1}, 'rotate' or 'random', got {e.learner_seat}")
+            bad(
+                "env.learner_seat", f"must be a seat 0..{e.num_players - 1}, 'rotate' or 'random', got {e.learner_seat}"
+            )
     elif e.learner_seat not in ("rotate", "random"):
         bad("env.learner_seat", f"must be a seat number, 'rotate' or 'random', got {e.learner_seat!r}")
     if isinstance(e.opponents, list):
         if len(e.opponents) != e.num_players - 1:
-            bad("env.opponents", f"lists one opponent per other seat: {e.num_players - 1} for "
-                f"{e.num_players} players, got {len(e.opponents)}")
+            bad(
+                "env.opponents",
+                f"lists one opponent per other seat: {e.num_players - 1} for "
+                f"{e.num_players} players, got {len(e.opponents)}",
+            )
         for i, o in enumerate(e.opponents):
             if not isinstance(o, str):
-                bad(f"env.opponents[{i}]", f"must be a string (a bot of {spec.name}: {', '.join(sorted(spec.bots))}; "
-                    f"or a checkpoint path), got {o!r}")
+                bad(
+                    f"env.opponents[{i}]",
+                    f"must be a string (a bot of {spec.name}: {', '.join(sorted(spec.bots))}; "
+                    f"or a checkpoint path), got {o!r}",
+                )
     for key in ("num_players", "seed"):
         if key in e.variant:
             bad(f"env.variant.{key}", f"is set by the config itself (use env.{key} / seed), not as a variant")
-    s = c.self_play
+    return spec
+
+
+def _check_self_play(s: SelfPlayConfig, bad: Callable[[str, str], Any]) -> None:
     if s.every_steps < 1:
         bad("self_play.every_steps", f"must be at least 1, got {s.every_steps}")
     if s.pool_size < 1:
         bad("self_play.pool_size", f"must be at least 1, got {s.pool_size}")
     if not 0.0 <= s.probability <= 1.0:
         bad("self_play.probability", f"must be between 0 and 1, got {s.probability}")
-    p = c.ppo
+
+
+def _check_ppo(p: PPOConfig, bad: Callable[[str, str], Any]) -> None:
     for key in ("learning_rate", "clip_range"):
         if getattr(p, key) <= 0:
             bad(f"ppo.{key}", f"must be positive, got {getattr(p, key)}")
@@ -363,7 +397,9 @@ def _check_values(c: Config, source: str) -> None:
         bad("ppo.obs_transform", f"must be one of {', '.join(OBS_TRANSFORMS)}, got {p.obs_transform!r}")
     if p.features_dim < 0:
         bad("ppo.features_dim", f"must be 0 (no shared layer) or a positive width, got {p.features_dim}")
-    t = c.training
+
+
+def _check_training(t: TrainingConfig, bad: Callable[[str, str], Any]) -> None:
     if t.n_envs < 1:
         bad("training.n_envs", f"must be at least 1, got {t.n_envs}")
     if t.vec_env not in VEC_ENVS:
@@ -374,24 +410,25 @@ def _check_values(c: Config, source: str) -> None:
         bad("training.checkpoint_every", f"must be at least 1, got {t.checkpoint_every}")
     if t.log_window < 1:
         bad("training.log_window", f"must be at least 1, got {t.log_window}")
-    i = c.imitation
-    if i is not None:
-        if i.teacher not in spec.bots:
-            bad("imitation.teacher", f"must be one of {', '.join(sorted(spec.bots))} (a bot of {spec.name} that "
-                f"reads the engine state), got {i.teacher!r}")
-        if i.games < 2:
-            bad("imitation.games", f"must be at least 2 (at least one game is held out for validation), got {i.games}")
-        for key in ("epochs", "batch_size", "workers"):
-            if getattr(i, key) < 1:
-                bad(f"imitation.{key}", f"must be at least 1, got {getattr(i, key)}")
-        if i.learning_rate <= 0:
-            bad("imitation.learning_rate", f"must be positive, got {i.learning_rate}")
-        if i.value_coef < 0:
-            bad("imitation.value_coef", f"must be 0 (no value fit) or positive, got {i.value_coef}")
-        if not 0.0 < i.validation < 1.0:
-            bad("imitation.validation", f"must be between 0 and 1 (share of games held out), got {i.validation}")
-        if i.cache is not None and not i.cache.endswith(".npz"):
-            bad("imitation.cache", f"must be a .npz path or null, got {i.cache!r}")
-    if p.batch_size > p.n_steps * t.n_envs:
-        bad("ppo.batch_size", f"({p.batch_size}) is larger than one rollout, ppo.n_steps x training.n_envs "
-            f"= {p.n_steps * t.n_envs}")
+
+
+def _check_imitation(i: ImitationConfig, spec: Any, bad: Callable[[str, str], Any]) -> None:
+    if i.teacher not in spec.bots:
+        bad(
+            "imitation.teacher",
+            f"must be one of {', '.join(sorted(spec.bots))} (a bot of {spec.name} that "
+            f"reads the engine state), got {i.teacher!r}",
+        )
+    if i.games < 2:
+        bad("imitation.games", f"must be at least 2 (at least one game is held out for validation), got {i.games}")
+    for key in ("epochs", "batch_size", "workers"):
+        if getattr(i, key) < 1:
+            bad(f"imitation.{key}", f"must be at least 1, got {getattr(i, key)}")
+    if i.learning_rate <= 0:
+        bad("imitation.learning_rate", f"must be positive, got {i.learning_rate}")
+    if i.value_coef < 0:
+        bad("imitation.value_coef", f"must be 0 (no value fit) or positive, got {i.value_coef}")
+    if not 0.0 < i.validation < 1.0:
+        bad("imitation.validation", f"must be between 0 and 1 (share of games held out), got {i.validation}")
+    if i.cache is not None and not i.cache.endswith(".npz"):
+        bad("imitation.cache", f"must be a .npz path or null, got {i.cache!r}")

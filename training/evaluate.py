@@ -28,23 +28,42 @@ from .policy import CheckpointError, checkpoint_game, checkpoint_metadata, is_ch
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_game_argument(parser, default=None)
-    parser.add_argument("--policy", required=True,
-                        help="a bot of the game (random, heuristic …), a checkpoint .zip, or module:attribute "
-                             "(your own Policy)")
-    parser.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="OPPONENT",
-                        help="one spec for every other seat, or one per other seat in turn order after the policy "
-                             "(default: heuristic)")
-    parser.add_argument("--players", type=int, default=None,
-                        help="number of players (default: the checkpoint's, else 2)")
+    parser.add_argument(
+        "--policy",
+        required=True,
+        help="a bot of the game (random, heuristic …), a checkpoint .zip, or module:attribute (your own Policy)",
+    )
+    parser.add_argument(
+        "--opponents",
+        nargs="+",
+        default=["heuristic"],
+        metavar="OPPONENT",
+        help="one spec for every other seat, or one per other seat in turn order after the policy (default: heuristic)",
+    )
+    parser.add_argument(
+        "--players", type=int, default=None, help="number of players (default: the checkpoint's, else 2)"
+    )
     parser.add_argument("--games", type=int, default=100, help="games to play (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="first deal seed (default 0)")
-    parser.add_argument("--variant", action="append", default=[], metavar="KEY=VALUE",
-                        help="a variant keyword (YAML value), repeatable; default: the checkpoint's variant")
-    parser.add_argument("--stochastic", action="store_true",
-                        help="sample checkpoint policies' actions instead of taking the most likely one")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a variant keyword (YAML value), repeatable; default: the checkpoint's variant",
+    )
+    parser.add_argument(
+        "--stochastic",
+        action="store_true",
+        help="sample checkpoint policies' actions instead of taking the most likely one",
+    )
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the results as JSON")
-    parser.add_argument("--torch-threads", type=int, default=1,
-                        help="torch threads for checkpoint policies (default 1: small batches, no oversubscription)")
+    parser.add_argument(
+        "--torch-threads",
+        type=int,
+        default=1,
+        help="torch threads for checkpoint policies (default 1: small batches, no oversubscription)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -90,9 +109,17 @@ def _progress(total: int, enabled: bool, desc: str):
     return tqdm(total=total, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True, leave=False)
 
 
-def evaluate(policy, opponents="heuristic", players: int | None = None, games: int = 100, seed: int = 0,
-             variant: dict | None = None, deterministic: bool = True, progress: bool = False,
-             game: str | None = None) -> dict:
+def evaluate(
+    policy,
+    opponents="heuristic",
+    players: int | None = None,
+    games: int = 100,
+    seed: int = 0,
+    variant: dict | None = None,
+    deterministic: bool = True,
+    progress: bool = False,
+    game: str | None = None,
+) -> dict:
     """Play ``games`` seeded games of ``policy`` against ``opponents`` (one spec for all other seats or a
     list, one per other seat in turn order after the policy) and return the statistics as a dict."""
     from farmgames.envs import get_spec
@@ -145,11 +172,20 @@ def evaluate(policy, opponents="heuristic", players: int | None = None, games: i
             wins += won
             outright += won and len(result.winners) == 1
             others = [v for j, v in enumerate(result.scores) if j != seat]
-            records.append({
-                "game": i, "seed": deal, "seat": seat, "won": bool(won), "shared": bool(won and len(result.winners) > 1),
-                "vp": result.scores[seat], "margin": result.scores[seat] - max(others), "scores": result.scores,
-                "rank": result.ranks[seat], "decisions": result.decisions,
-            })
+            records.append(
+                {
+                    "game": i,
+                    "seed": deal,
+                    "seat": seat,
+                    "won": bool(won),
+                    "shared": bool(won and len(result.winners) > 1),
+                    "vp": result.scores[seat],
+                    "margin": result.scores[seat] - max(others),
+                    "scores": result.scores,
+                    "rank": result.ranks[seat],
+                    "decisions": result.decisions,
+                }
+            )
             if bar is not None:
                 bar.update(1)
                 bar.set_postfix(win_rate=f"{wins / (i + 1):.3f}")
@@ -167,10 +203,15 @@ def evaluate(policy, opponents="heuristic", players: int | None = None, games: i
         if rs:
             w = sum(r["won"] for r in rs)
             slo, shi = wilson_interval(w, len(rs))
-            per_seat[str(s)] = {"games": len(rs), "wins": w, "win_rate": w / len(rs), "ci95": [slo, shi],
-                                "mean_vp": statistics.fmean(r["vp"] for r in rs)}
+            per_seat[str(s)] = {
+                "games": len(rs),
+                "wins": w,
+                "win_rate": w / len(rs),
+                "ci95": [slo, shi],
+                "mean_vp": statistics.fmean(r["vp"] for r in rs),
+            }
     return {
-        "game": game_spec.name,
+        "game": game_spec.env_name,
         "policy": learner_name,
         "opponents": opp_names,
         "players": players,
@@ -199,7 +240,8 @@ def format_report(res: dict) -> str:
     lines = [
         f"policy     {res['policy']}",
         f"opponents  {', '.join(res['opponents'])}   ({res.get('game', DEFAULT_GAME)}, {res['players']} players"
-        + (f", variant {res['variant']}" if res["variant"] else "") + ")",
+        + (f", variant {res['variant']}" if res["variant"] else "")
+        + ")",
         f"games      {res['games']} (deal seeds {res['seed']}..{res['seed'] + (res['games'] - 1) // res['players']}, "
         f"every seat)",
         f"win rate   {res['win_rate']:.3f}  95% CI [{res['ci95'][0]:.3f}, {res['ci95'][1]:.3f}]  "
@@ -226,9 +268,17 @@ def run(args) -> int:
             raise ValueError(f"--torch-threads must be at least 1, got {args.torch_threads}")
         _set_torch_threads(args.torch_threads, [args.policy, *args.opponents])
         variant = parse_variant(args.variant) if args.variant else None
-        res = evaluate(args.policy, args.opponents, players=args.players, games=args.games, seed=args.seed,
-                       variant=variant, deterministic=not args.stochastic, progress=not args.no_progress,
-                       game=args.game)
+        res = evaluate(
+            args.policy,
+            args.opponents,
+            players=args.players,
+            games=args.games,
+            seed=args.seed,
+            variant=variant,
+            deterministic=not args.stochastic,
+            progress=not args.no_progress,
+            game=args.game,
+        )
     except (CheckpointError, ValueError) as exc:
         print(f"farmgames evaluate: error: {exc}", file=sys.stderr)
         return 2

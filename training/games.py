@@ -1,7 +1,10 @@
 """The ``--game`` option every command shares, and player counts from the game's spec.
 
-Commands never name a game: they take ``--game`` (default ``fields_of_green``), look its
-:class:`~farmgames.envs.core.spec.GameSpec` up in the registry and read players, bots and words from it.
+Commands never name a game: they take ``--game``, look its :class:`~farmgames.envs.core.spec.GameSpec`
+up in the registry and read players, bots and words from it. ``--game fields_of_green`` is the newest
+version of a game; the default is ``fields_of_green_v0``, the version of the single-game release, so that
+every command (and every config without ``env.game``) behaves as it did before there were several games
+and versions, and the shipped configs, baselines, balance report and golden transcripts stay reproducible.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import Any
 import farmgames.envs as envs
 from farmgames.envs import get_spec
 
-DEFAULT_GAME = "fields_of_green"
+DEFAULT_GAME = "fields_of_green_v0"
 
 __all__ = ["DEFAULT_GAME", "add_game_argument", "check_players", "game_type", "player_counts"]
 
@@ -28,8 +31,13 @@ def game_type(text: str) -> str:
 
 def add_game_argument(parser: argparse.ArgumentParser, default: str | None = DEFAULT_GAME) -> None:
     shown = default or "a checkpoint's game, else " + DEFAULT_GAME
-    parser.add_argument("--game", type=game_type, default=default, metavar="GAME",
-                        help=f"which game: {', '.join(envs.GAME_NAMES)} (or <game>_v<N>; default {shown})")
+    parser.add_argument(
+        "--game",
+        type=game_type,
+        default=default,
+        metavar="GAME",
+        help=f"which game: {', '.join(envs.GAME_NAMES)} (or <game>_v<N>; default {shown})",
+    )
 
 
 def player_counts(spec: Any) -> str:

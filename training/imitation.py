@@ -35,8 +35,17 @@ import numpy as np
 from farmgames.envs.core.seeding import derive_seed
 
 __all__ = [
-    "DEMO_FORMAT", "DEMO_SEED_BASE", "behaviour_clone", "collect_demos", "demo_env_kwargs", "discounted_returns",
-    "load_demos", "masked_accuracy", "prepare_demos", "run_imitation", "save_demos",
+    "DEMO_FORMAT",
+    "DEMO_SEED_BASE",
+    "behaviour_clone",
+    "collect_demos",
+    "demo_env_kwargs",
+    "discounted_returns",
+    "load_demos",
+    "masked_accuracy",
+    "prepare_demos",
+    "run_imitation",
+    "save_demos",
 ]
 
 DEMO_FORMAT = "farmgames-demos/1"
@@ -117,10 +126,14 @@ def _play_games(task) -> dict:
         outcome["margin"].append(float(info["learner_margin"]))
         outcome["decisions"].append(n)
     return {
-        "obs": _compact(np.asarray(obs_list, dtype=np.float32)), "mask": np.asarray(masks, dtype=bool),
-        "action": np.asarray(actions, dtype=np.int32), "reward": np.asarray(rewards, dtype=np.float32),
-        "game": np.asarray(games, dtype=np.int32), "game_ids": np.asarray(game_ids, dtype=np.int32),
-        "game_won": np.asarray(outcome["won"], dtype=bool), "game_margin": np.asarray(outcome["margin"], np.float32),
+        "obs": _compact(np.asarray(obs_list, dtype=np.float32)),
+        "mask": np.asarray(masks, dtype=bool),
+        "action": np.asarray(actions, dtype=np.int32),
+        "reward": np.asarray(rewards, dtype=np.float32),
+        "game": np.asarray(games, dtype=np.int32),
+        "game_ids": np.asarray(game_ids, dtype=np.int32),
+        "game_won": np.asarray(outcome["won"], dtype=bool),
+        "game_margin": np.asarray(outcome["margin"], np.float32),
     }
 
 
@@ -137,8 +150,15 @@ def _compact(obs: np.ndarray) -> np.ndarray:
     return obs.astype(np.float32)
 
 
-def collect_demos(env_kwargs: dict, teacher: str = "heuristic", games: int = 100, workers: int = 2,
-                  seed_base: int = DEMO_SEED_BASE, progress: bool = True, first: int = 0) -> dict:
+def collect_demos(
+    env_kwargs: dict,
+    teacher: str = "heuristic",
+    games: int = 100,
+    workers: int = 2,
+    seed_base: int = DEMO_SEED_BASE,
+    progress: bool = True,
+    first: int = 0,
+) -> dict:
     """Play seeded demonstration games ``first .. games - 1`` (game ``g``: deal seed ``seed_base + g``,
     learner seat ``g % players``) with ``teacher`` in the learner's seat, in ``workers`` forked processes.
 
@@ -147,7 +167,7 @@ def collect_demos(env_kwargs: dict, teacher: str = "heuristic", games: int = 100
     game ``game_ids``, ``game_won`` and ``game_margin`` (the teacher's result)."""
     ids = list(range(int(first), int(games)))
     chunk = max(1, min(_CHUNK, math.ceil(len(ids) / max(int(workers), 1))))
-    tasks = [(env_kwargs, teacher, ids[i:i + chunk], seed_base) for i in range(0, len(ids), chunk)]
+    tasks = [(env_kwargs, teacher, ids[i : i + chunk], seed_base) for i in range(0, len(ids), chunk)]
     bar = None
     if progress:
         try:
@@ -255,10 +275,18 @@ def prepare_demos(config, facts: dict, out_dir: Path, progress: bool = True) -> 
     cache = Path(im.cache) if im.cache else Path(out_dir) / "demos.npz"
     kwargs = demo_env_kwargs(config)
     meta = {
-        "format": DEMO_FORMAT, "game": config.env.game, "teacher": im.teacher, "games": int(im.games), "seed_base": DEMO_SEED_BASE,
-        "num_players": facts["num_players"], "variant": facts["variant"], "opponents": config.env.opponents,
-        "deterministic_opponents": config.env.deterministic_opponents, "reward_scale": config.env.reward_scale,
-        "observation_size": facts["observation_size"], "action_size": facts["action_size"],
+        "format": DEMO_FORMAT,
+        "game": config.env.game,
+        "teacher": im.teacher,
+        "games": int(im.games),
+        "seed_base": DEMO_SEED_BASE,
+        "num_players": facts["num_players"],
+        "variant": facts["variant"],
+        "opponents": config.env.opponents,
+        "deterministic_opponents": config.env.deterministic_opponents,
+        "reward_scale": config.env.reward_scale,
+        "observation_size": facts["observation_size"],
+        "action_size": facts["action_size"],
     }
     started = time.perf_counter()
     data = load_demos(cache, meta)
@@ -268,8 +296,10 @@ def prepare_demos(config, facts: dict, out_dir: Path, progress: bool = True) -> 
         _log(f"{len(data['action'])} decisions of {im.games} games loaded from {cache}")
     else:
         more = f" (games {have}..{im.games - 1}; the first {have} come from {cache})" if have else ""
-        _log(f"playing {im.games - have} demonstration games{more}: {im.teacher} in the learner's seat, "
-             f"{im.workers} workers")
+        _log(
+            f"playing {im.games - have} demonstration games{more}: {im.teacher} in the learner's seat, "
+            f"{im.workers} workers"
+        )
         new = collect_demos(kwargs, im.teacher, im.games, im.workers, DEMO_SEED_BASE, progress, first=have)
         if data is not None:
             data.pop("meta")
@@ -279,15 +309,21 @@ def prepare_demos(config, facts: dict, out_dir: Path, progress: bool = True) -> 
         data["meta"] = meta
     seconds = time.perf_counter() - started
     info = {
-        "cache": str(cache), "cache_hit": hit, "demo_seconds": seconds, "games": int(im.games),
+        "cache": str(cache),
+        "cache_hit": hit,
+        "demo_seconds": seconds,
+        "games": int(im.games),
         "decisions": int(len(data["action"])),
         "forced_share": float((data["mask"].sum(1) == 1).mean()) if len(data["action"]) else 0.0,
-        "teacher": im.teacher, "teacher_win_rate": float(data["game_won"].mean()),
+        "teacher": im.teacher,
+        "teacher_win_rate": float(data["game_won"].mean()),
         "teacher_margin_mean": float(data["game_margin"].mean()),
     }
     if not hit:
-        _log(f"{info['decisions']} decisions in {seconds:.0f} s ({seconds / max(im.games - have, 1):.2f} s/game); "
-             f"teacher won {info['teacher_win_rate']:.1%} against {config.env.opponents}; cached in {cache}")
+        _log(
+            f"{info['decisions']} decisions in {seconds:.0f} s ({seconds / max(im.games - have, 1):.2f} s/game); "
+            f"teacher won {info['teacher_win_rate']:.1%} against {config.env.opponents}; cached in {cache}"
+        )
     return data, info
 
 
@@ -315,8 +351,9 @@ def _batch(data: dict, idx: np.ndarray, device):
     return obs, mask, action
 
 
-def masked_accuracy(policy, data: dict, idx: np.ndarray, returns: np.ndarray | None = None,
-                    batch_size: int = 2048) -> dict:
+def masked_accuracy(
+    policy, data: dict, idx: np.ndarray, returns: np.ndarray | None = None, batch_size: int = 2048
+) -> dict:
     """Share of the decisions ``idx`` with more than one legal action where the policy's most likely
     legal action is the teacher's; also the masked cross-entropy and (with ``returns``) the value MSE."""
     import torch
@@ -330,7 +367,7 @@ def masked_accuracy(policy, data: dict, idx: np.ndarray, returns: np.ndarray | N
     policy.eval()
     with torch.no_grad():
         for start in range(0, len(idx), batch_size):
-            b = idx[start:start + batch_size]
+            b = idx[start : start + batch_size]
             obs, mask, action = _batch(data, b, policy.device)
             logits, values = _forward(policy, obs)
             if returns is not None:
@@ -345,16 +382,30 @@ def masked_accuracy(policy, data: dict, idx: np.ndarray, returns: np.ndarray | N
             correct += int((masked.argmax(1) == action[choice]).sum())
             total += int(choice.sum())
     policy.train(was_training)
-    out = {"accuracy": correct / total if total else None, "cross_entropy": ce_sum / total if total else None,
-           "decisions": total}
+    out = {
+        "accuracy": correct / total if total else None,
+        "cross_entropy": ce_sum / total if total else None,
+        "decisions": total,
+    }
     if returns is not None:
         out["value_mse"] = sq_sum / n_val if n_val else None
     return out
 
 
-def behaviour_clone(policy, data: dict, *, epochs: int = 8, batch_size: int = 256, learning_rate: float = 1e-3,
-                    value_coef: float = 0.5, gamma: float = 0.99, validation: float = 0.1,
-                    max_grad_norm: float | None = 0.5, seed: int = 0, progress: bool = True) -> dict:
+def behaviour_clone(
+    policy,
+    data: dict,
+    *,
+    epochs: int = 8,
+    batch_size: int = 256,
+    learning_rate: float = 1e-3,
+    value_coef: float = 0.5,
+    gamma: float = 0.99,
+    validation: float = 0.1,
+    max_grad_norm: float | None = 0.5,
+    seed: int = 0,
+    progress: bool = True,
+) -> dict:
     """Train a MaskablePPO policy (``model.policy``) in place to imitate ``data``'s actions (masked
     cross-entropy) and, with ``value_coef`` > 0, to predict the discounted return. The last
     ``validation`` share of the games is held out; returns the per-epoch history and held-out accuracy."""
@@ -363,7 +414,7 @@ def behaviour_clone(policy, data: dict, *, epochs: int = 8, batch_size: int = 25
 
     games = np.unique(data["game"])
     n_val = min(max(1, int(round(len(games) * validation))), len(games) - 1) if len(games) > 1 else 0
-    val_games = games[len(games) - n_val:]
+    val_games = games[len(games) - n_val :]
     is_val = np.isin(data["game"], val_games)
     train_idx, val_idx = np.flatnonzero(~is_val), np.flatnonzero(is_val)
     if n_val == 0:  # a single game: measure on the training decisions
@@ -376,7 +427,8 @@ def behaviour_clone(policy, data: dict, *, epochs: int = 8, batch_size: int = 25
     steps_per_epoch = max(1, math.ceil(len(train_idx) / batch_size))
     total_steps = steps_per_epoch * epochs
     schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: 0.5 * (1.0 + math.cos(math.pi * min(step, total_steps) / total_steps)))
+        optimizer, lambda step: 0.5 * (1.0 + math.cos(math.pi * min(step, total_steps) / total_steps))
+    )
 
     initial = masked_accuracy(policy, data, val_idx, returns)
     history = []
@@ -396,7 +448,7 @@ def behaviour_clone(policy, data: dict, *, epochs: int = 8, batch_size: int = 25
             order = rng.permutation(train_idx)
             sums = {"loss": 0.0, "policy_loss": 0.0, "value_loss": 0.0, "correct": 0, "choices": 0, "n": 0}
             for start in range(0, len(order), batch_size):
-                b = order[start:start + batch_size]
+                b = order[start : start + batch_size]
                 obs, mask, action = _batch(data, b, device)
                 logits, values = _forward(policy, obs)
                 sel = torch.as_tensor(choice[b], device=device)
@@ -437,8 +489,10 @@ def behaviour_clone(policy, data: dict, *, epochs: int = 8, batch_size: int = 25
             if bar is not None:
                 bar.set_postfix(val_acc=f"{val['accuracy'] or 0:.3f}", value_mse=f"{val['value_mse'] or 0:.3f}")
             else:
-                _log(f"epoch {epoch}/{epochs}: train acc {row['train_accuracy'] or 0:.3f}, held-out acc "
-                     f"{row['val_accuracy'] or 0:.3f}, value mse {row['val_value_mse'] or 0:.4f}")
+                _log(
+                    f"epoch {epoch}/{epochs}: train acc {row['train_accuracy'] or 0:.3f}, held-out acc "
+                    f"{row['val_accuracy'] or 0:.3f}, value mse {row['val_value_mse'] or 0:.4f}"
+                )
     finally:
         if bar is not None:
             bar.close()
@@ -467,19 +521,35 @@ def run_imitation(config, model, data: dict, demo_info: dict, out_dir: Path, met
     ``<out>/imitation.zip`` with ``meta``, write ``<out>/imitation.json``; returns that report."""
     im = config.imitation
     out_dir = Path(out_dir)
-    _log(f"behaviour cloning: {demo_info['decisions']} decisions, {im.epochs} epochs, batch {im.batch_size}, "
-         f"lr {im.learning_rate}, value_coef {im.value_coef}")
+    _log(
+        f"behaviour cloning: {demo_info['decisions']} decisions, {im.epochs} epochs, batch {im.batch_size}, "
+        f"lr {im.learning_rate}, value_coef {im.value_coef}"
+    )
     result = behaviour_clone(
-        model.policy, data, epochs=im.epochs, batch_size=im.batch_size, learning_rate=im.learning_rate,
-        value_coef=im.value_coef, gamma=config.ppo.gamma, validation=im.validation,
-        max_grad_norm=config.ppo.max_grad_norm, seed=config.seed, progress=config.training.progress_bar,
+        model.policy,
+        data,
+        epochs=im.epochs,
+        batch_size=im.batch_size,
+        learning_rate=im.learning_rate,
+        value_coef=im.value_coef,
+        gamma=config.ppo.gamma,
+        validation=im.validation,
+        max_grad_norm=config.ppo.max_grad_norm,
+        seed=config.seed,
+        progress=config.training.progress_bar,
     )
     path = out_dir / "imitation.zip"
     model.save(path)
-    report = {**demo_info, **result, "checkpoint": str(path),
-              "settings": {k: getattr(im, k) for k in im.__dataclass_fields__}}
+    report = {
+        **demo_info,
+        **result,
+        "checkpoint": str(path),
+        "settings": {k: getattr(im, k) for k in im.__dataclass_fields__},
+    }
     (out_dir / "imitation.json").write_text(json.dumps({**report, "meta": meta}, indent=2))
-    _log(f"held-out accuracy {result['initial_val_accuracy'] or 0:.3f} -> {result['val_accuracy'] or 0:.3f} "
-         f"(train {result['train_accuracy'] or 0:.3f}), value mse {result['initial_val_value_mse'] or 0:.4f} -> "
-         f"{result['val_value_mse'] or 0:.4f} in {result['bc_seconds']:.0f} s; saved {path}")
+    _log(
+        f"held-out accuracy {result['initial_val_accuracy'] or 0:.3f} -> {result['val_accuracy'] or 0:.3f} "
+        f"(train {result['train_accuracy'] or 0:.3f}), value mse {result['initial_val_value_mse'] or 0:.4f} -> "
+        f"{result['val_value_mse'] or 0:.4f} in {result['bc_seconds']:.0f} s; saved {path}"
+    )
     return report

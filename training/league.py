@@ -25,16 +25,25 @@ from .policy import CheckpointError, checkpoint_game, load_policy
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_game_argument(parser, default=None)
-    parser.add_argument("--policies", nargs="+", required=True, metavar="POLICY",
-                        help="random, heuristic, checkpoint .zip paths, module:attribute …")
+    parser.add_argument(
+        "--policies",
+        nargs="+",
+        required=True,
+        metavar="POLICY",
+        help="random, heuristic, checkpoint .zip paths, module:attribute …",
+    )
     parser.add_argument("--games", type=int, default=50, help="games per table of players (default 50)")
     parser.add_argument("--players", type=int, default=None, help="players per game (default: a checkpoint's, else 2)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--variant", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--stochastic", action="store_true", help="sample checkpoint policies' actions")
     parser.add_argument("--json", type=Path, default=None, metavar="PATH")
-    parser.add_argument("--torch-threads", type=int, default=1,
-                        help="torch threads for checkpoint policies (default 1: small batches, no oversubscription)")
+    parser.add_argument(
+        "--torch-threads",
+        type=int,
+        default=1,
+        help="torch threads for checkpoint policies (default 1: small batches, no oversubscription)",
+    )
     parser.add_argument("--no-progress", action="store_true")
 
 
@@ -47,8 +56,16 @@ def _entrant_names(specs: list[str]) -> list[str]:
     return names
 
 
-def league(specs: list, games: int = 50, players: int | None = None, seed: int = 0, variant: dict | None = None,
-           deterministic: bool = True, progress: bool = False, game: str | None = None) -> dict:
+def league(
+    specs: list,
+    games: int = 50,
+    players: int | None = None,
+    seed: int = 0,
+    variant: dict | None = None,
+    deterministic: bool = True,
+    progress: bool = False,
+    game: str | None = None,
+) -> dict:
     from openskill.models import PlackettLuce
 
     from farmgames.envs import get_spec
@@ -69,13 +86,16 @@ def league(specs: list, games: int = 50, players: int | None = None, seed: int =
     spec = get_spec(game)
     check_players(spec, players)
     if len(specs) < players:
-        raise ValueError(f"{players}-player games need at least {players} entrants, got {len(specs)} "
-                         "(repeat a policy to enter it more than once)")
+        raise ValueError(
+            f"{players}-player games need at least {players} entrants, got {len(specs)} "
+            "(repeat a policy to enter it more than once)"
+        )
     names = [s if isinstance(s, str) else getattr(s, "name", type(s).__name__) for s in specs]
     names = _entrant_names(names)
     arena = Arena(players, game=game, **variant)
-    pols = [load_policy(s, seed=seed + i, deterministic=deterministic, env_facts=arena.facts)
-            for i, s in enumerate(specs)]
+    pols = [
+        load_policy(s, seed=seed + i, deterministic=deterministic, env_facts=arena.facts) for i, s in enumerate(specs)
+    ]
     model = PlackettLuce()
     ratings = {n: model.rating(name=n) for n in names}
     stats = {n: {"games": 0, "wins": 0, "vp": 0.0, "rank_sum": 0.0} for n in names}
@@ -100,8 +120,15 @@ def league(specs: list, games: int = 50, players: int | None = None, seed: int =
                     st["wins"] += seat in result.winners
                     st["vp"] += result.scores[seat]
                     st["rank_sum"] += result.ranks[seat]
-                history.append({"table": t, "seed": deal, "seats": [names[i] for i in order],
-                                "scores": result.scores, "ranks": result.ranks})
+                history.append(
+                    {
+                        "table": t,
+                        "seed": deal,
+                        "seats": [names[i] for i in order],
+                        "scores": result.scores,
+                        "ranks": result.ranks,
+                    }
+                )
                 if bar is not None:
                     bar.update(1)
     finally:
@@ -111,25 +138,50 @@ def league(specs: list, games: int = 50, players: int | None = None, seed: int =
     rows = []
     for n in names:
         r, st = ratings[n], stats[n]
-        rows.append({
-            "policy": n, "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal(), "games": st["games"],
-            "wins": st["wins"], "win_rate": st["wins"] / st["games"] if st["games"] else 0.0,
-            "mean_vp": st["vp"] / st["games"] if st["games"] else 0.0,
-            "mean_rank": st["rank_sum"] / st["games"] if st["games"] else 0.0,
-        })
+        rows.append(
+            {
+                "policy": n,
+                "mu": r.mu,
+                "sigma": r.sigma,
+                "ordinal": r.ordinal(),
+                "games": st["games"],
+                "wins": st["wins"],
+                "win_rate": st["wins"] / st["games"] if st["games"] else 0.0,
+                "mean_vp": st["vp"] / st["games"] if st["games"] else 0.0,
+                "mean_rank": st["rank_sum"] / st["games"] if st["games"] else 0.0,
+            }
+        )
     rows.sort(key=lambda row: row["ordinal"], reverse=True)
-    return {"rating_system": "openskill PlackettLuce", "game": spec.name, "players": players, "variant": variant,
-            "games_per_table": games, "tables": len(tables), "seed": seed, "ratings": rows, "games": history}
+    return {
+        "rating_system": "openskill PlackettLuce",
+        "game": spec.env_name,
+        "players": players,
+        "variant": variant,
+        "games_per_table": games,
+        "tables": len(tables),
+        "seed": seed,
+        "ratings": rows,
+        "games": history,
+    }
 
 
 def format_table(res: dict) -> str:
     width = max(len("policy"), *(len(r["policy"]) for r in res["ratings"]))
-    head = f"{'#':>2}  {'policy':<{width}}  {'ordinal':>7}  {'mu':>6}  {'sigma':>5}  {'games':>5}  {'win%':>5}  {'score':>5}"
-    lines = [f"{res['rating_system']}, {res.get('game', DEFAULT_GAME)}, {res['players']} players, {res['games_per_table']} games per table "
-             f"x {res['tables']} tables", head, "-" * len(head)]
+    head = (
+        f"{'#':>2}  {'policy':<{width}}  {'ordinal':>7}  {'mu':>6}  {'sigma':>5}  {'games':>5}  {'win%':>5}  "
+        f"{'score':>5}"
+    )
+    lines = [
+        f"{res['rating_system']}, {res.get('game', DEFAULT_GAME)}, {res['players']} players, "
+        f"{res['games_per_table']} games per table x {res['tables']} tables",
+        head,
+        "-" * len(head),
+    ]
     for k, r in enumerate(res["ratings"], 1):
-        lines.append(f"{k:>2}  {r['policy']:<{width}}  {r['ordinal']:>7.2f}  {r['mu']:>6.2f}  {r['sigma']:>5.2f}  "
-                     f"{r['games']:>5}  {100 * r['win_rate']:>5.1f}  {r['mean_vp']:>5.1f}")
+        lines.append(
+            f"{k:>2}  {r['policy']:<{width}}  {r['ordinal']:>7.2f}  {r['mu']:>6.2f}  {r['sigma']:>5.2f}  "
+            f"{r['games']:>5}  {100 * r['win_rate']:>5.1f}  {r['mean_vp']:>5.1f}"
+        )
     return "\n".join(lines)
 
 
@@ -139,8 +191,16 @@ def run(args) -> int:
             raise ValueError(f"--torch-threads must be at least 1, got {args.torch_threads}")
         _set_torch_threads(args.torch_threads, args.policies)
         variant = parse_variant(args.variant) if args.variant else None
-        res = league(args.policies, games=args.games, players=args.players, seed=args.seed, variant=variant,
-                     deterministic=not args.stochastic, progress=not args.no_progress, game=args.game)
+        res = league(
+            args.policies,
+            games=args.games,
+            players=args.players,
+            seed=args.seed,
+            variant=variant,
+            deterministic=not args.stochastic,
+            progress=not args.no_progress,
+            game=args.game,
+        )
     except (CheckpointError, ValueError) as exc:
         print(f"farmgames league: error: {exc}", file=sys.stderr)
         return 2

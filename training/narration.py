@@ -27,7 +27,10 @@ class Narration:
 
     @property
     def playthrough_dir(self) -> str:
-        return str(getattr(self.own, "playthrough_dir", f"tests/{self.spec.name}/playthroughs"))
+        """The golden transcripts of this game version (the narrator's ``playthrough_dirs[version]``, else
+        ``tests/<game>/playthroughs/v<N>``)."""
+        dirs = getattr(self.own, "playthrough_dirs", {})
+        return str(dirs.get(self.spec.version, f"tests/{self.spec.name}/playthroughs/v{self.spec.version}"))
 
     # ------------------------------------------------------------------ one decision
 
@@ -70,8 +73,9 @@ class Narration:
         lines = ["=== final scores ==="]
         lines += [f"player {p}: {s.total}  {s.as_dict()}" for p, s in enumerate(game.scores())]
         winners = game.winners()
-        lines.append(("winner: " if len(winners) == 1 else "shared victory: ")
-                     + ", ".join(f"player {w}" for w in winners))
+        lines.append(
+            ("winner: " if len(winners) == 1 else "shared victory: ") + ", ".join(f"player {w}" for w in winners)
+        )
         return "\n".join(lines)
 
     def table(self, game: Any, viewer: int | None) -> str:

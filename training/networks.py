@@ -40,8 +40,13 @@ class SymLogFlatten(BaseFeaturesExtractor):
 class SymLogLinear(BaseFeaturesExtractor):
     """Flatten, ``symlog`` (optional), then one shared ``Linear(n, features_dim)`` + activation."""
 
-    def __init__(self, observation_space: gymnasium.spaces.Box, features_dim: int = 256, symlog: bool = True,
-                 activation: type[nn.Module] = nn.Tanh):
+    def __init__(
+        self,
+        observation_space: gymnasium.spaces.Box,
+        features_dim: int = 256,
+        symlog: bool = True,
+        activation: type[nn.Module] = nn.Tanh,
+    ):
         super().__init__(observation_space, int(features_dim))
         self.symlog = symlog
         self.linear = nn.Linear(int(observation_space.shape[0]), int(features_dim))

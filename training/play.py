@@ -21,28 +21,42 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .games import add_game_argument, check_players
+from .games import DEFAULT_GAME, add_game_argument, check_players
 
 DEFAULT_BOT = "heuristic"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_game_argument(parser)
-    parser.add_argument("--players", type=int, default=None,
-                        help="number of players (default: the game's default, 4 for fields_of_green)")
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="number of players (default: the game's default, 4 for fields_of_green)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="game seed (default 0)")
     parser.add_argument(
-        "--bots", default=None,
+        "--bots",
+        default=None,
         help="comma-separated bot names of the game, one per seat, e.g. heuristic,random,heuristic,random "
-             f"(default: {DEFAULT_BOT} everywhere, where the game has it, else random). A human seat's entry is "
-             "ignored.",
+        f"(default: {DEFAULT_BOT} everywhere, where the game has it, else random). A human seat's entry is "
+        "ignored.",
     )
     parser.add_argument("--human", type=int, default=None, metavar="SEAT", help="play this seat yourself")
     parser.add_argument("--save-record", metavar="PATH", help="write the game record (JSON) here")
-    parser.add_argument("--variant", action="append", default=[], metavar="KEY=VALUE",
-                        help="a keyword of the game's env() (YAML value), repeatable")
-    parser.add_argument("--farm-size", type=int, default=None,
-                        help="fields_of_green variant: farm grid size (odd, 5-25); same as --variant farm_size=N")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a keyword of the game's env() (YAML value), repeatable",
+    )
+    parser.add_argument(
+        "--farm-size",
+        type=int,
+        default=None,
+        help="fields_of_green variant: farm grid size (odd, 5-25); same as --variant farm_size=N",
+    )
     parser.add_argument("--quiet", action="store_true", help="only the phase summaries and the result")
 
 
@@ -59,14 +73,14 @@ def make_bots(names: list[str], seed: int, spec: Any = None) -> list:
     from farmgames.envs import get_spec
     from farmgames.envs.core.bots import make_bot
 
-    spec = spec if spec is not None else get_spec("fields_of_green")
+    spec = spec if spec is not None else get_spec(DEFAULT_GAME)
     return [make_bot(spec.bots, name, seed * 100 + seat + 1) for seat, name in enumerate(names)]
 
 
 def parse_bots(text: str | None, players: int, spec: Any = None) -> list[str]:
     from farmgames.envs import get_spec
 
-    spec = spec if spec is not None else get_spec("fields_of_green")
+    spec = spec if spec is not None else get_spec(DEFAULT_GAME)
     if not text:
         return [default_bot(spec)] * players
     names = [n.strip() for n in text.split(",") if n.strip()]
@@ -127,9 +141,19 @@ def _table(game_name: str, players: int | None, bots: str | None, human: int | N
     return spec, players, names, face(game_name).raw_env(num_players=players, **variant)
 
 
-def play(players: int | None = None, seed: int = 0, bots: str | None = None, human: int | None = None,
-         save_record: str | None = None, farm_size: int | None = None, quiet: bool = False,
-         out=None, read=input, game: str = "fields_of_green", variant: dict | None = None) -> int:
+def play(
+    players: int | None = None,
+    seed: int = 0,
+    bots: str | None = None,
+    human: int | None = None,
+    save_record: str | None = None,
+    farm_size: int | None = None,
+    quiet: bool = False,
+    out=None,
+    read=input,
+    game: str = "fields_of_green_v0",
+    variant: dict | None = None,
+) -> int:
     from .narration import Narration
 
     out = out if out is not None else sys.stdout
@@ -147,8 +171,10 @@ def play(players: int | None = None, seed: int = 0, bots: str | None = None, hum
     def line(text: str = "") -> None:
         print(text, file=out)
 
-    line(f"{spec.title} — {players} players, seed {seed}{narration.setup_note(state)}; "
-         + ", ".join(f"player {p}: {s}" for p, s in enumerate(seats)))
+    line(
+        f"{spec.title} — {players} players, seed {seed}{narration.setup_note(state)}; "
+        + ", ".join(f"player {p}: {s}" for p, s in enumerate(seats))
+    )
     status = 0
     try:
         for agent in env.agent_iter():
@@ -184,9 +210,17 @@ def run(args: argparse.Namespace) -> int:
     from .evaluate import parse_variant
 
     try:
-        return play(players=args.players, seed=args.seed, bots=args.bots, human=args.human,
-                    save_record=args.save_record, farm_size=args.farm_size, quiet=args.quiet, game=args.game,
-                    variant=parse_variant(args.variant))
+        return play(
+            players=args.players,
+            seed=args.seed,
+            bots=args.bots,
+            human=args.human,
+            save_record=args.save_record,
+            farm_size=args.farm_size,
+            quiet=args.quiet,
+            game=args.game,
+            variant=parse_variant(args.variant),
+        )
     except BrokenPipeError:  # e.g. `farmgames play | head`: stop quietly
         silence_stdout()
         return 0

@@ -9,9 +9,11 @@ fails on any difference, so a change of rules, data, encodings or descriptions s
 diff. The loop is the same for every game; the state text, the legal-action listing and any frozen
 data (Fields of Green: a copy of the base card set, ``card_set.yaml``, so that balance edits do not
 churn the goldens) come from the game's narrator. One playthrough per player count of the game:
-``<game>_<n>p`` with game seed ``n - 1`` and player seed ``101 * (n - 1)``.
+``<game>_<n>p`` with game seed ``n - 1`` and player seed ``101 * (n - 1)``. The default game is
+``fields_of_green_v0``, whose transcripts are ``tests/playthroughs``; other versions and games keep theirs in
+``tests/<game>/playthroughs/v<N>`` unless their narrator says otherwise.
 
-    farmgames playthroughs --check tests/playthroughs      # what the test does (fields_of_green)
+    farmgames playthroughs --check tests/playthroughs      # what the test does (fields_of_green_v0)
     farmgames playthroughs --write tests/playthroughs      # regenerate after a reviewed change
     farmgames playthroughs --game <game> --check           # another game, in its own folder
 """
@@ -76,8 +78,11 @@ def _header(name: str, spec: Any, env: Any, setup: tuple, note: str, narration: 
     return [
         f"# playthrough {name}",
         f"# {spec.env_name}: num_players={players}, seed={seed}, variant={variant}"
-        + (f", {note}" if note else "") + f"; uniformly random players (random.Random({player_seed}))",
-        f"# regenerate after a reviewed change: farmgames playthroughs --write {narration.playthrough_dir}",
+        + (f", {note}" if note else "")
+        + f"; uniformly random players (random.Random({player_seed}))",
+        "# regenerate after a reviewed change: farmgames playthroughs"
+        + ("" if spec.env_name == DEFAULT_GAME else f" --game {spec.env_name}")
+        + f" --write {narration.playthrough_dir}",
         f"# action space {env.space_n}, observation {env.observer.layout.size} float32 values",
         "",
     ]
@@ -85,8 +90,12 @@ def _header(name: str, spec: Any, env: Any, setup: tuple, note: str, narration: 
 
 def _decision(env: Any, narration: Any, agent: str, obs: dict, legal: list[int], action: int) -> list[str]:
     game = env.game
-    out = [f"## decision {len(game.history)}: {agent} ({narration.decision_kind(game)})", narration.state_text(game),
-           f"observation of {agent} (crc32 per array):", observation_digest(obs)]
+    out = [
+        f"## decision {len(game.history)}: {agent} ({narration.decision_kind(game)})",
+        narration.state_text(game),
+        f"observation of {agent} (crc32 per array):",
+        observation_digest(obs),
+    ]
     listing = narration.legal_listing(game, legal)
     if listing is not None:
         out += [listing[0], _wrap(listing[1])]
@@ -134,8 +143,12 @@ def transcript(name: str, directory: Path | None = None, game: str = DEFAULT_GAM
         env.step(action)
         step += 1
     state = env.game
-    out += ["", f"## final state after {step} decisions", narration.state_text(state),
-            "rewards: " + ", ".join(f"{a} {r:+g}" for a, r in env._cumulative_rewards.items())]
+    out += [
+        "",
+        f"## final state after {step} decisions",
+        narration.state_text(state),
+        "rewards: " + ", ".join(f"{a} {r:+g}" for a, r in env._cumulative_rewards.items()),
+    ]
     out += [f"player {p}: {score.as_dict()}" for p, score in enumerate(state.scores())]
     out.append(f"winners: {state.winners()}")
     return "\n".join(out) + "\n"
@@ -176,8 +189,16 @@ def check(directory: Path | None = None, context: int = 3, limit: int = 80, game
         expected = path.read_text(encoding="utf-8")
         actual = transcript(name, directory, game)
         if actual != expected:
-            diff = list(difflib.unified_diff(expected.splitlines(), actual.splitlines(), f"{path} (golden)",
-                                             f"{name} (now)", n=context, lineterm=""))
+            diff = list(
+                difflib.unified_diff(
+                    expected.splitlines(),
+                    actual.splitlines(),
+                    f"{path} (golden)",
+                    f"{name} (now)",
+                    n=context,
+                    lineterm="",
+                )
+            )
             more = len(diff) - limit
             problems[name] = "\n".join(diff[:limit]) + (f"\n… {more} more diff lines" if more > 0 else "")
     return problems
@@ -186,11 +207,20 @@ def check(directory: Path | None = None, context: int = 3, limit: int = 80, game
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_game_argument(parser)
     group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--write", metavar="DIR", nargs="?", const="",
-                       help=f"(re)write the transcripts into DIR (default: the game's folder, {DEFAULT_DIR} for "
-                            f"{DEFAULT_GAME})")
-    group.add_argument("--check", metavar="DIR", nargs="?", const="",
-                       help="replay and compare with the transcripts in DIR (default: the game's folder)")
+    group.add_argument(
+        "--write",
+        metavar="DIR",
+        nargs="?",
+        const="",
+        help=f"(re)write the transcripts into DIR (default: the game's folder, {DEFAULT_DIR} for {DEFAULT_GAME})",
+    )
+    group.add_argument(
+        "--check",
+        metavar="DIR",
+        nargs="?",
+        const="",
+        help="replay and compare with the transcripts in DIR (default: the game's folder)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -205,8 +235,11 @@ def run(args: argparse.Namespace) -> int:
     for name, diff in problems.items():
         print(f"playthrough {name} differs:\n{diff}\n", file=sys.stderr)
     if problems:
-        print(f"{len(problems)} playthrough(s) differ; if the change is intended and reviewed, regenerate with "
-              f"`farmgames playthroughs --game {game} --write {directory}`", file=sys.stderr)
+        print(
+            f"{len(problems)} playthrough(s) differ; if the change is intended and reviewed, regenerate with "
+            f"`farmgames playthroughs --game {game} --write {directory}`",
+            file=sys.stderr,
+        )
         return 1
     print(f"{len(playthroughs(game))} playthroughs match")
     return 0

@@ -1,6 +1,6 @@
 """Learning-curve PNG from the CSV log (``progress.csv``) that ``farmgames train`` writes.
 
-    python -m farmgames.training.plots runs/ppo_2p_vs_random/progress.csv runs/ppo_2p_vs_random/learning_curve.png
+python -m farmgames.training.plots runs/ppo_2p_vs_random/progress.csv runs/ppo_2p_vs_random/learning_curve.png
 """
 
 from __future__ import annotations

@@ -45,14 +45,25 @@ import numpy as np
 from farmgames.envs import get_spec
 from farmgames.wrappers.policies import BotPolicy, Policy, load_object, policy_name
 
+from .games import DEFAULT_GAME
+
 __all__ = [
-    "CHECKPOINT_FORMAT", "BotPolicy", "CheckpointError", "CheckpointPool", "MaskablePPOPolicy", "Policy",
-    "bot_names", "checkpoint_metadata", "is_checkpoint", "load_policy", "policy_name", "resolve_opponent",
+    "CHECKPOINT_FORMAT",
+    "BotPolicy",
+    "CheckpointError",
+    "CheckpointPool",
+    "MaskablePPOPolicy",
+    "Policy",
+    "bot_names",
+    "checkpoint_metadata",
+    "is_checkpoint",
+    "load_policy",
+    "policy_name",
+    "resolve_opponent",
 ]
 
 CHECKPOINT_FORMAT = "farmgames-checkpoint/1"
 META_ATTRIBUTE = "farmgames_meta"  # saved inside the SB3 zip's "data" JSON (and in a .json sidecar)
-DEFAULT_GAME = "fields_of_green"
 
 
 class CheckpointError(ValueError):
@@ -71,8 +82,9 @@ def is_checkpoint(spec: Any) -> bool:
 
 
 def checkpoint_game(meta: dict) -> str:
-    """The game a checkpoint was trained on (``fields_of_green`` for checkpoints of the single-game release)."""
-    return str(meta.get("game") or meta.get("env") or DEFAULT_GAME)
+    """The game version a checkpoint was trained on (``fields_of_green_v0`` for checkpoints of the
+    single-game release, which stored only ``env``)."""
+    return str(meta.get("env") or meta.get("game") or "fields_of_green_v0")
 
 
 # ------------------------------------------------------------------ checkpoints
@@ -120,10 +132,10 @@ def checkpoint_metadata(path: str | Path) -> dict:
 def check_compatible(path: str | Path, meta: dict, env_facts: dict) -> None:
     """Raise CheckpointError if a checkpoint's ``meta`` does not fit an env with ``env_facts``
     (``game``, ``observation_size``, ``action_size``, ``num_players``, ``variant``)."""
-    if env_facts.get("game") and (meta.get("game") or meta.get("env")):
-        trained = get_spec(checkpoint_game(meta)).name
-        if trained != env_facts["game"]:
-            raise CheckpointError(f"checkpoint {path} was trained on {trained}, not {env_facts['game']}")
+    if env_facts.get("env") and (meta.get("game") or meta.get("env")):
+        trained = get_spec(checkpoint_game(meta)).env_name
+        if trained != env_facts["env"]:
+            raise CheckpointError(f"checkpoint {path} was trained on {trained}, not {env_facts['env']}")
     for key in ("observation_size", "action_size"):
         want, have = meta.get(key), env_facts.get(key)
         if want is not None and have is not None and int(want) != int(have):
@@ -139,8 +151,15 @@ class MaskablePPOPolicy:
     """A MaskablePPO ``.zip`` checkpoint as a Policy (greedy by default; ``deterministic=False``
     samples from the masked distribution with its own seeded generator)."""
 
-    def __init__(self, path: str | Path, deterministic: bool = True, seed: int = 0, device: str = "cpu",
-                 env_facts: dict | None = None, name: str | None = None):
+    def __init__(
+        self,
+        path: str | Path,
+        deterministic: bool = True,
+        seed: int = 0,
+        device: str = "cpu",
+        env_facts: dict | None = None,
+        name: str | None = None,
+    ):
         self.path = Path(path)
         self.meta = checkpoint_metadata(self.path)
         if env_facts is not None:
@@ -153,8 +172,9 @@ class MaskablePPOPolicy:
 
             self.model = MaskablePPO.load(self.path, device=device)
         except Exception as exc:  # noqa: BLE001 - torch/zip/pickle errors come in many types
-            raise CheckpointError(f"checkpoint {self.path} could not be loaded as a MaskablePPO model: "
-                                  f"{type(exc).__name__}: {exc}") from exc
+            raise CheckpointError(
+                f"checkpoint {self.path} could not be loaded as a MaskablePPO model: {type(exc).__name__}: {exc}"
+            ) from exc
         shape = getattr(self.model.observation_space, "shape", None)
         n_actions = getattr(self.model.action_space, "n", None)
         if shape is None or len(shape) != 1 or n_actions is None:
@@ -165,8 +185,9 @@ class MaskablePPOPolicy:
         self.observation_size = int(shape[0])
         self.action_size = int(n_actions)
         stored = {"observation_size": self.meta.get("observation_size"), "action_size": self.meta.get("action_size")}
-        check_compatible(self.path, stored, {"observation_size": self.observation_size,
-                                             "action_size": self.action_size})
+        check_compatible(
+            self.path, stored, {"observation_size": self.observation_size, "action_size": self.action_size}
+        )
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -207,9 +228,16 @@ class CheckpointPool:
     :class:`~farmgames.wrappers.policies.OpponentPool` for the single-agent env (``probability``: the
     chance an episode's opponents come from the pool; ``base``: who plays otherwise)."""
 
-    def __init__(self, directory: str | Path, max_size: int | None = None, deterministic: bool = False,
-                 torch_threads: int | None = None, env_facts: dict | None = None, probability: float = 1.0,
-                 base: Any = "heuristic"):
+    def __init__(
+        self,
+        directory: str | Path,
+        max_size: int | None = None,
+        deterministic: bool = False,
+        torch_threads: int | None = None,
+        env_facts: dict | None = None,
+        probability: float = 1.0,
+        base: Any = "heuristic",
+    ):
         if not 0.0 <= float(probability) <= 1.0:
             raise ValueError(f"opponents.probability must be between 0 and 1, got {probability}")
         self.directory = Path(directory)
@@ -233,7 +261,7 @@ class CheckpointPool:
                     continue
         paths = [p for _, _, p in sorted(stamped)]
         if self.max_size:
-            paths = paths[-self.max_size:]
+            paths = paths[-self.max_size :]
         self.paths = paths
         for stale in set(self._cache) - set(paths):
             del self._cache[stale]
@@ -248,8 +276,9 @@ class CheckpointPool:
                 import torch
 
                 torch.set_num_threads(self.torch_threads)
-            self._cache[path] = MaskablePPOPolicy(path, deterministic=self.deterministic, seed=seed,
-                                                  env_facts=self.env_facts)
+            self._cache[path] = MaskablePPOPolicy(
+                path, deterministic=self.deterministic, seed=seed, env_facts=self.env_facts
+            )
         return self._cache[path]
 
     def draw(self, rng: np.random.Generator, seed: int) -> tuple[Any, str] | None:
@@ -269,19 +298,22 @@ POOL_KEYS = ("pool", "probability", "base", "pool_size")
 # ------------------------------------------------------------------ specs
 
 
-def load_policy(spec: Any, seed: int = 0, deterministic: bool = True, env_facts: dict | None = None,
-                game: str | None = None) -> Any:
+def load_policy(
+    spec: Any, seed: int = 0, deterministic: bool = True, env_facts: dict | None = None, game: str | None = None
+) -> Any:
     """A policy from a spec: a bot name of the game (``SPEC.bots``: ``"random"``, ``"heuristic"`` …), a
     path to a ``.zip`` checkpoint, ``"module:attribute"`` (your own class or factory, called with no
     arguments), or an object that already has ``act`` (returned as is). ``game`` defaults to
     ``env_facts["game"]``, else fields_of_green."""
     if hasattr(spec, "act"):
         return spec
-    game = game or (env_facts or {}).get("game") or DEFAULT_GAME
+    facts = env_facts or {}
+    game = game or facts.get("env") or facts.get("game") or DEFAULT_GAME
     names = bot_names(game)
     if not isinstance(spec, (str, Path)):
-        raise ValueError(f"a policy is a bot ({', '.join(names)}), a checkpoint path or 'module:attribute', "
-                         f"got {spec!r}")
+        raise ValueError(
+            f"a policy is a bot ({', '.join(names)}), a checkpoint path or 'module:attribute', got {spec!r}"
+        )
     text = str(spec)
     if text in names:
         return BotPolicy(get_spec(game), text, seed=seed)
@@ -296,8 +328,14 @@ def load_policy(spec: Any, seed: int = 0, deterministic: bool = True, env_facts:
     )
 
 
-def resolve_opponent(spec: Any, *, seed: int = 0, deterministic: bool = False, facts: dict | None = None,
-                     torch_threads: int | None = None) -> Any:
+def resolve_opponent(
+    spec: Any,
+    *,
+    seed: int = 0,
+    deterministic: bool = False,
+    facts: dict | None = None,
+    torch_threads: int | None = None,
+) -> Any:
     """The resolver training passes to :class:`farmgames.wrappers.SingleAgentEnv`: a checkpoint path or
     ``module:attribute`` -> a policy; a self-play mapping ``{"pool": folder, "probability": p, "base":
     opponents, "pool_size": k}`` -> a :class:`CheckpointPool`."""
@@ -308,9 +346,15 @@ def resolve_opponent(spec: Any, *, seed: int = 0, deterministic: bool = False, f
                 "a self-play opponents mapping has keys pool (folder of .zip checkpoints), probability, base, "
                 f"pool_size; got {sorted(spec)}"
             )
-        return CheckpointPool(spec["pool"], max_size=spec.get("pool_size"), deterministic=deterministic,
-                              torch_threads=torch_threads, env_facts=facts,
-                              probability=float(spec.get("probability", 0.5)), base=spec.get("base", "heuristic"))
+        return CheckpointPool(
+            spec["pool"],
+            max_size=spec.get("pool_size"),
+            deterministic=deterministic,
+            torch_threads=torch_threads,
+            env_facts=facts,
+            probability=float(spec.get("probability", 0.5)),
+            base=spec.get("base", "heuristic"),
+        )
     if is_checkpoint(spec) and torch_threads:
         import torch
 

@@ -30,11 +30,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_game_argument(parser)
     parser.add_argument("--final", action="store_true", help="show only the final state")
     parser.add_argument("--pause", action="store_true", help="wait for Enter after each step")
-    parser.add_argument("--viewer", type=int, default=None, metavar="SEAT",
-                        help="show the table as this seat sees it (default: every hand)")
+    parser.add_argument(
+        "--viewer",
+        type=int,
+        default=None,
+        metavar="SEAT",
+        help="show the table as this seat sees it (default: every hand)",
+    )
 
 
-def load_record(path: str, game: str = "fields_of_green") -> dict:
+def load_record(path: str, game: str = "fields_of_green_v0") -> dict:
     """The record in ``path`` (``game`` filled in from ``--game`` when the record has none)."""
     from farmgames.envs import get_spec
 
@@ -61,8 +66,15 @@ def start(record: dict) -> Any:
     return replay_record({**record, "actions": []})
 
 
-def replay(path: str, final: bool = False, pause: bool = False, viewer: int | None = None,
-           out=None, read=input, game: str = "fields_of_green") -> int:
+def replay(
+    path: str,
+    final: bool = False,
+    pause: bool = False,
+    viewer: int | None = None,
+    out=None,
+    read=input,
+    game: str = "fields_of_green_v0",
+) -> int:
     from farmgames.envs import get_spec
     from farmgames.envs import replay as replay_record
     from farmgames.envs.core.protocol import IllegalActionError
@@ -77,15 +89,20 @@ def replay(path: str, final: bool = False, pause: bool = False, viewer: int | No
         raise ValueError(f"--viewer must be a seat 0..{state.num_players - 1}")
     seats = record.get("seats")
     actions = record["actions"]
-    print(f"record {path}: {state.num_players} players, seed {state.seed}, {len(actions)} actions"
-          + (f"; seats: {', '.join(map(str, seats))}" if seats else ""), file=out)
+    print(
+        f"record {path}: {state.num_players} players, seed {state.seed}, {len(actions)} actions"
+        + (f"; seats: {', '.join(map(str, seats))}" if seats else ""),
+        file=out,
+    )
     if not final:
         print(narration.table(state, viewer), file=out)
         for i, action in enumerate(actions):
             seat = state.current_player
             if seat is None:
                 raise ValueError(f"step {i}: the game is already over but the record has more actions")
-            text = "(hidden from the viewer)" if narration.hidden(state, seat, viewer) else state.describe_action(action)
+            text = (
+                "(hidden from the viewer)" if narration.hidden(state, seat, viewer) else state.describe_action(action)
+            )
             try:
                 state.apply(action)
             except IllegalActionError as exc:

@@ -42,8 +42,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--total-steps", type=int, default=None, help="override total_steps")
     parser.add_argument("--out", type=str, default=None, help="override the output folder")
     parser.add_argument("--seed", type=int, default=None, help="override seed")
-    parser.add_argument("--init-from", type=str, default=None, metavar="CHECKPOINT",
-                        help="start from this checkpoint's weights (override init_from)")
+    parser.add_argument(
+        "--init-from",
+        type=str,
+        default=None,
+        metavar="CHECKPOINT",
+        help="start from this checkpoint's weights (override init_from)",
+    )
     parser.add_argument("--n-envs", type=int, default=None, help="override training.n_envs")
     parser.add_argument("--vec-env", choices=("dummy", "subproc"), default=None, help="override training.vec_env")
     parser.add_argument("--torch-threads", type=int, default=None, help="override training.torch_threads")
@@ -53,9 +58,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     overrides = {
         "env.game": getattr(args, "game", None),
-        "total_steps": args.total_steps, "out": args.out, "seed": args.seed, "init_from": args.init_from,
+        "total_steps": args.total_steps,
+        "out": args.out,
+        "seed": args.seed,
+        "init_from": args.init_from,
         "training.n_envs": args.n_envs,
-        "training.vec_env": args.vec_env, "training.torch_threads": args.torch_threads,
+        "training.vec_env": args.vec_env,
+        "training.torch_threads": args.torch_threads,
     }
     if args.no_progress:
         overrides["training.progress_bar"] = False
@@ -66,14 +75,18 @@ def run(args) -> int:
         print(f"farmgames train: error: {exc}", file=sys.stderr)
         return 2
     if "bc_seconds" in summary:
-        print(f"imitation warm start: demonstrations {summary['demo_seconds']:.0f} s, behaviour cloning "
-              f"{summary['bc_seconds']:.0f} s, held-out accuracy {summary['imitation_val_accuracy']:.3f}")
+        print(
+            f"imitation warm start: demonstrations {summary['demo_seconds']:.0f} s, behaviour cloning "
+            f"{summary['bc_seconds']:.0f} s, held-out accuracy {summary['imitation_val_accuracy']:.3f}"
+        )
     print(f"trained {summary['steps']} steps in {summary['seconds']:.0f} s ({summary['steps_per_second']:.0f} steps/s)")
     if summary.get("win_rate") is not None:
         print(f"win rate over the last {summary['episodes_in_window']} training episodes: {summary['win_rate']:.3f}")
     print(f"final checkpoint: {summary['final']}")
-    print(f"evaluate it:      farmgames evaluate --policy {summary['final']} --opponents "
-          f"{' '.join(summary['eval_opponents'])} --games 1000 --seed 10000")
+    print(
+        f"evaluate it:      farmgames evaluate --policy {summary['final']} --opponents "
+        f"{' '.join(summary['eval_opponents'])} --games 1000 --seed 10000"
+    )
     return 0
 
 
@@ -84,8 +97,12 @@ def opponents_spec(config: Config, out_dir: Path):
     """The ``opponents`` argument of the single-agent env for this config."""
     base = config.env.opponents
     if config.self_play.enabled:
-        return {"pool": str(out_dir / "pool"), "probability": config.self_play.probability, "base": base,
-                "pool_size": config.self_play.pool_size}
+        return {
+            "pool": str(out_dir / "pool"),
+            "probability": config.self_play.probability,
+            "base": base,
+            "pool_size": config.self_play.pool_size,
+        }
     return base
 
 
@@ -193,8 +210,11 @@ def _policy_kwargs(p) -> dict:
     symlog = p.obs_transform == "symlog"
     if p.features_dim > 0:
         kwargs["features_extractor_class"] = SymLogLinear
-        kwargs["features_extractor_kwargs"] = {"features_dim": p.features_dim, "symlog": symlog,
-                                               "activation": activation}
+        kwargs["features_extractor_kwargs"] = {
+            "features_dim": p.features_dim,
+            "symlog": symlog,
+            "activation": activation,
+        }
     elif symlog:
         kwargs["features_extractor_class"] = SymLogFlatten
     return kwargs
@@ -258,8 +278,10 @@ def _callbacks(config: Config, out_dir: Path, meta: dict):
             return True
 
     every = max(config.training.checkpoint_every // config.training.n_envs, 1)
-    callbacks = [CheckpointCallback(save_freq=every, save_path=str(out_dir / "checkpoints"), name_prefix="model"),
-                 EpisodeStats()]
+    callbacks = [
+        CheckpointCallback(save_freq=every, save_path=str(out_dir / "checkpoints"), name_prefix="model"),
+        EpisodeStats(),
+    ]
     if config.self_play.enabled:
         callbacks.append(SelfPlayPool())
     return callbacks
@@ -272,13 +294,24 @@ def build_model(config: Config, env):
 
     p = config.ppo
     return MaskablePPO(
-        "MlpPolicy", env,
-        learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size, n_epochs=p.n_epochs,
-        gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
-        vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, target_kl=p.target_kl,
+        "MlpPolicy",
+        env,
+        learning_rate=p.learning_rate,
+        n_steps=p.n_steps,
+        batch_size=p.batch_size,
+        n_epochs=p.n_epochs,
+        gamma=p.gamma,
+        gae_lambda=p.gae_lambda,
+        clip_range=p.clip_range,
+        ent_coef=p.ent_coef,
+        vf_coef=p.vf_coef,
+        max_grad_norm=p.max_grad_norm,
+        target_kl=p.target_kl,
         normalize_advantage=p.normalize_advantage,
         policy_kwargs=_policy_kwargs(p),
-        seed=config.seed, device=config.training.device, verbose=0,
+        seed=config.seed,
+        device=config.training.device,
+        verbose=0,
     )
 
 
@@ -292,8 +325,10 @@ def _load_initial_weights(model, path: str, facts: dict) -> None:
     except CheckpointError as exc:
         raise ConfigError(f"'init_from': {exc}") from None
     except Exception as exc:  # noqa: BLE001 - shape mismatches come as RuntimeError/ValueError
-        raise ConfigError(f"'init_from': checkpoint {path} does not match this config's network "
-                          f"(ppo.net_arch / ppo.features_dim / ppo.obs_transform): {exc}") from None
+        raise ConfigError(
+            f"'init_from': checkpoint {path} does not match this config's network "
+            f"(ppo.net_arch / ppo.features_dim / ppo.obs_transform): {exc}"
+        ) from None
 
 
 def _plot(out_dir: Path, title: str) -> Path | None:
@@ -340,7 +375,9 @@ def train(config: Config) -> dict:
     subproc = t.vec_env == "subproc" and t.n_envs > 1 and config.total_steps > 0
     factory = _EnvFactory(env_kwargs(config, out_dir, torch_threads=1 if subproc else t.torch_threads))
     vec_env = make_vec_env(
-        factory, n_envs=t.n_envs, seed=config.seed,
+        factory,
+        n_envs=t.n_envs,
+        seed=config.seed,
         vec_env_cls=SubprocVecEnv if subproc else DummyVecEnv,
         # fork: workers inherit the imported modules (forkserver/spawn re-import torch and SB3 in every
         # worker, ~10 s each on a small machine). Safe here: no torch thread pool has run yet.

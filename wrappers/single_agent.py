@@ -60,8 +60,9 @@ __all__ = ["FieldsOfGreenSingleAgentEnv", "SingleAgentEnv", "env_facts", "make_f
 Resolver = Callable[..., Any]
 
 
-def make_flat_aec(game: str = "fields_of_green", num_players: int | None = None, render_mode: str | None = None,
-                  **variant: Any) -> FlattenObservation:
+def make_flat_aec(
+    game: str = "fields_of_green", num_players: int | None = None, render_mode: str | None = None, **variant: Any
+) -> FlattenObservation:
     """The game's raw AEC env with flat observations (what the single-agent env and the arena play)."""
     return FlattenObservation(face(game).raw_env(num_players=num_players, render_mode=render_mode, **variant))
 
@@ -70,6 +71,7 @@ def _facts(spec: Any, aec: Any, variant: dict) -> dict:
     agent = aec.possible_agents[0]
     return {
         "game": spec.name,
+        "env": spec.env_name,
         "observation_size": int(aec.observation_space(agent)["observation"].shape[0]),
         "action_size": int(aec.action_space(agent).n),
         "num_players": int(aec.unwrapped.num_players),
@@ -77,9 +79,10 @@ def _facts(spec: Any, aec: Any, variant: dict) -> dict:
     }
 
 
-def env_facts(num_players: int | None = None, *, game: str = "fields_of_green", **variant: Any) -> dict:
-    """Sizes a checkpoint must match for this game configuration: ``game``, ``observation_size``,
-    ``action_size``, ``num_players``, ``variant``."""
+def env_facts(num_players: int | None = None, *, game: str = "fields_of_green_v0", **variant: Any) -> dict:
+    """Sizes a checkpoint must match for this game configuration: ``game``, ``env`` (the versioned name),
+    ``observation_size``, ``action_size``, ``num_players``, ``variant`` (default game: ``fields_of_green_v0``,
+    what this function measured in the single-game release)."""
     return _facts(get_spec(game), make_flat_aec(game, num_players, None, **variant), variant)
 
 
@@ -146,8 +149,11 @@ class SingleAgentEnv(gymnasium.Env):
         if isinstance(learner_seat, str):
             if learner_seat not in ("rotate", "random"):
                 raise ValueError(f"learner_seat must be a seat number, 'rotate' or 'random', got {learner_seat!r}")
-        elif isinstance(learner_seat, bool) or not isinstance(learner_seat, (int, np.integer)) \
-                or not 0 <= learner_seat < n:
+        elif (
+            isinstance(learner_seat, bool)
+            or not isinstance(learner_seat, (int, np.integer))
+            or not 0 <= learner_seat < n
+        ):
             raise ValueError(f"learner_seat must be a seat 0..{n - 1}, 'rotate' or 'random', got {learner_seat!r}")
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
@@ -157,8 +163,13 @@ class SingleAgentEnv(gymnasium.Env):
     def _resolve(self, item: Any, seed: int = 0) -> Any:
         if self.resolver is None:
             return None
-        return self.resolver(item, seed=seed, deterministic=self.deterministic_opponents, facts=self.facts,
-                             torch_threads=self.torch_threads)
+        return self.resolver(
+            item,
+            seed=seed,
+            deterministic=self.deterministic_opponents,
+            facts=self.facts,
+            torch_threads=self.torch_threads,
+        )
 
     @staticmethod
     def _is_pool(item: Any) -> bool:
@@ -171,8 +182,10 @@ class SingleAgentEnv(gymnasium.Env):
         if isinstance(opponents, Mapping):
             pool = self._resolve(dict(opponents))
             if not self._is_pool(pool):
-                raise ValueError(f"an opponents mapping ({sorted(opponents)}) needs a resolver that turns it into an "
-                                 "opponent pool, e.g. resolver=farmgames.training.policy.resolve_opponent")
+                raise ValueError(
+                    f"an opponents mapping ({sorted(opponents)}) needs a resolver that turns it into an "
+                    "opponent pool, e.g. resolver=farmgames.training.policy.resolve_opponent"
+                )
         elif self._is_pool(opponents):
             pool = opponents
         if pool is not None:
@@ -180,8 +193,10 @@ class SingleAgentEnv(gymnasium.Env):
         if isinstance(opponents, (list, tuple)):
             items = list(opponents)
             if len(items) != n_other:
-                raise ValueError(f"opponents lists one policy per other seat: {n_other} for {self.num_players} "
-                                 f"players, got {len(items)}")
+                raise ValueError(
+                    f"opponents lists one policy per other seat: {n_other} for {self.num_players} "
+                    f"players, got {len(items)}"
+                )
         else:
             items = [opponents] * n_other
         return [self._policy_for(item, relative) for relative, item in enumerate(items, 1)], pool
@@ -192,9 +207,11 @@ class SingleAgentEnv(gymnasium.Env):
             return item, getattr(item, "name", None) or str(item)
         bots = self.spec_game.bots
         if not isinstance(item, (str, Path)):
-            raise ValueError(f"an opponent is a bot name of {self.spec_game.name} ({', '.join(sorted(bots))}), "
-                             "'module:attribute', a policy object with act(observation, action_mask) or, with a "
-                             f"resolver, a checkpoint path; got {item!r}")
+            raise ValueError(
+                f"an opponent is a bot name of {self.spec_game.name} ({', '.join(sorted(bots))}), "
+                "'module:attribute', a policy object with act(observation, action_mask) or, with a "
+                f"resolver, a checkpoint path; got {item!r}"
+            )
         text = str(item)
         key = (text, relative) if text in bots else (text,)
         policy = self._policy_cache.get(key)
@@ -211,9 +228,11 @@ class SingleAgentEnv(gymnasium.Env):
             return policy
         if ":" in text and not Path(text).exists():
             return load_object(text)
-        raise ValueError(f"unknown opponent {text!r}: the bots of {self.spec_game.name} are "
-                         f"{', '.join(sorted(self.spec_game.bots))}; checkpoint paths need "
-                         "resolver=farmgames.training.policy.resolve_opponent")
+        raise ValueError(
+            f"unknown opponent {text!r}: the bots of {self.spec_game.name} are "
+            f"{', '.join(sorted(self.spec_game.bots))}; checkpoint paths need "
+            "resolver=farmgames.training.policy.resolve_opponent"
+        )
 
     def _choose_opponents(self, game_seed: int) -> None:
         pool = self._pool
@@ -362,28 +381,32 @@ class SingleAgentEnv(gymnasium.Env):
             winners = game.winners()
             me = self.learner_seat
             best_other = max(s for i, s in enumerate(scores) if i != me)
-            info.update({
-                "scores": scores,
-                "winners": winners,
-                "learner_won": me in winners,
-                "learner_score": scores[me],
-                "learner_vp": scores[me],  # the name of the single-game release
-                "learner_margin": scores[me] - best_other,
-                "returns": list(game.returns()),
-                "decisions": self._decisions,
-                "opponents": dict(self.opponent_names),
-                "pool_opponents": self._used_pool,
-                "game_seed": self.game_seed,
-            })
+            info.update(
+                {
+                    "scores": scores,
+                    "winners": winners,
+                    "learner_won": me in winners,
+                    "learner_score": scores[me],
+                    "learner_vp": scores[me],  # the name of the single-game release
+                    "learner_margin": scores[me] - best_other,
+                    "returns": list(game.returns()),
+                    "decisions": self._decisions,
+                    "opponents": dict(self.opponent_names),
+                    "pool_opponents": self._used_pool,
+                    "game_seed": self.game_seed,
+                }
+            )
         return info
 
 
 class FieldsOfGreenSingleAgentEnv(SingleAgentEnv):
-    """:class:`SingleAgentEnv` with ``game="fields_of_green"`` fixed (the name of the single-game release;
-    same defaults: 4 players against heuristic bots)."""
+    """:class:`SingleAgentEnv` of ``fields_of_green_v0`` (the name of the single-game release; same game
+    version and defaults: 4 players against heuristic bots)."""
 
     def __init__(self, num_players: int = 4, opponents: Any = "heuristic", **kwargs: Any):
-        game = kwargs.pop("game", "fields_of_green")
+        game = kwargs.pop("game", "fields_of_green_v0")
         if get_spec(game).name != "fields_of_green":
-            raise TypeError(f"FieldsOfGreenSingleAgentEnv plays fields_of_green, not {game!r}; use SingleAgentEnv(game=...)")
+            raise TypeError(
+                f"FieldsOfGreenSingleAgentEnv plays fields_of_green, not {game!r}; use SingleAgentEnv(game=...)"
+            )
         super().__init__(game=game, num_players=num_players, opponents=opponents, **kwargs)

@@ -108,9 +108,13 @@ class SeatItems:
 
     def result(self, game: Any) -> dict[str, Any]:
         return {
-            "available": dict(self.available), "chosen": dict(self.chosen), "picked": dict(self.picked),
-            "built": [dict(b) for b in self.built], "acts": [dict(a) for a in self.acts],
-            "kept_tiles": [dict(k) for k in self.kept_tiles], "tile_offered": dict(self.tile_offered),
+            "available": dict(self.available),
+            "chosen": dict(self.chosen),
+            "picked": dict(self.picked),
+            "built": [dict(b) for b in self.built],
+            "acts": [dict(a) for a in self.acts],
+            "kept_tiles": [dict(k) for k in self.kept_tiles],
+            "tile_offered": dict(self.tile_offered),
         }
 
 
@@ -141,7 +145,11 @@ class _Totals:
         self.available, self.chosen, self.picked = Counter(), Counter(), Counter()
         self.built, self.builders, self.builder_wins = Counter(), Counter(), Counter()
         self.tile_offered, self.tile_kept, self.tile_keepers, self.tile_keeper_wins = (
-            Counter(), Counter(), Counter(), Counter())
+            Counter(),
+            Counter(),
+            Counter(),
+            Counter(),
+        )
         self.act_mix, self.act_mix_win = Counter(), Counter()
         self.strategy: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         self.builds_per_player: list[int] = []
@@ -188,13 +196,25 @@ def _design_rows(t: _Totals, designs: Any, baseline: float) -> list[dict]:
     for d in designs:
         i = d.design
         wr = _rate(t.builder_wins[i], t.builders[i])
-        rows.append({
-            "design": i, "name": d.name, "pile": d.pile, "subtype": d.subtype, "copies": d.copies,
-            "cost": {"coins": d.cost.coins, "water": d.cost.water, "food": d.cost.food}, "vp": d.vp,
-            "offered": t.available[i], "pick_rate": _rate(t.chosen[i], t.available[i]), "picked": t.picked[i],
-            "built": t.built[i], "build_rate": _rate(t.built[i], t.picked[i]), "builders": t.builders[i],
-            "builder_win_rate": wr, "lift": (wr - baseline) if wr is not None else None,
-        })
+        rows.append(
+            {
+                "design": i,
+                "name": d.name,
+                "pile": d.pile,
+                "subtype": d.subtype,
+                "copies": d.copies,
+                "cost": {"coins": d.cost.coins, "water": d.cost.water, "food": d.cost.food},
+                "vp": d.vp,
+                "offered": t.available[i],
+                "pick_rate": _rate(t.chosen[i], t.available[i]),
+                "picked": t.picked[i],
+                "built": t.built[i],
+                "build_rate": _rate(t.built[i], t.picked[i]),
+                "builders": t.builders[i],
+                "builder_win_rate": wr,
+                "lift": (wr - baseline) if wr is not None else None,
+            }
+        )
     return rows
 
 
@@ -216,13 +236,22 @@ def _flag(row: dict, median_wr: float) -> list[str]:
 
 
 def _tile_rows(t: _Totals, tiles: Any) -> list[dict]:
-    return [{
-        "design": x.design, "name": x.name, "host": x.host, "keyword": x.keyword, "timing": x.timing,
-        "copies": x.copies, "offered": t.tile_offered[x.design], "kept": t.tile_kept[x.design],
-        "keep_rate": _rate(t.tile_kept[x.design], t.tile_offered[x.design]),
-        "keepers": t.tile_keepers[x.design], "keeper_win_rate": _rate(t.tile_keeper_wins[x.design],
-                                                                      t.tile_keepers[x.design]),
-    } for x in tiles]
+    return [
+        {
+            "design": x.design,
+            "name": x.name,
+            "host": x.host,
+            "keyword": x.keyword,
+            "timing": x.timing,
+            "copies": x.copies,
+            "offered": t.tile_offered[x.design],
+            "kept": t.tile_kept[x.design],
+            "keep_rate": _rate(t.tile_kept[x.design], t.tile_offered[x.design]),
+            "keepers": t.tile_keepers[x.design],
+            "keeper_win_rate": _rate(t.tile_keeper_wins[x.design], t.tile_keepers[x.design]),
+        }
+        for x in tiles
+    ]
 
 
 def aggregate(games: list[dict], variant: dict | None = None, dist: Any = None) -> dict[str, Any]:
@@ -249,8 +278,10 @@ def aggregate(games: list[dict], variant: dict | None = None, dist: Any = None) 
         "builds_per_player": dist(totals.builds_per_player) if dist else totals.builds_per_player,
         "action_mix": {k: totals.act_mix[k] / total_acts for k in ACT_KINDS},
         "action_mix_winners": {k: totals.act_mix_win[k] / total_acts_win for k in ACT_KINDS},
-        "strategies": {k: {"player_games": v[0], "win_rate": v[1] / v[0] if v[0] else 0.0}
-                       for k, v in sorted(totals.strategy.items())},
+        "strategies": {
+            k: {"player_games": v[0], "win_rate": v[1] / v[0] if v[0] else 0.0}
+            for k, v in sorted(totals.strategy.items())
+        },
         "designs": rows,
         "equipment": _tile_rows(totals, cards.equipment_designs),
         "flags": {r["name"]: r["flags"] for r in rows if r["flags"]},
@@ -298,27 +329,46 @@ def _after_parts(stats: dict) -> list[str]:
 
 
 def _action_mix(stats: dict) -> list[str]:
-    lines = ["", "## Action mix", "", "Share of the 24 actions per player (A build / B tower / C silo / D market / "
-             "E restore).", "", "| action | all players | winners |", "|---|---:|---:|"]
-    lines += [f"| {k} | {_f(stats['action_mix'][k], True)} | {_f(stats['action_mix_winners'][k], True)} |"
-              for k in ACT_KINDS]
+    lines = [
+        "",
+        "## Action mix",
+        "",
+        "Share of the 24 actions per player (A build / B tower / C silo / D market / E restore).",
+        "",
+        "| action | all players | winners |",
+        "|---|---:|---:|",
+    ]
+    lines += [
+        f"| {k} | {_f(stats['action_mix'][k], True)} | {_f(stats['action_mix_winners'][k], True)} |" for k in ACT_KINDS
+    ]
     return lines
 
 
 def _strategies(stats: dict) -> list[str]:
-    lines = ["", "## Strategies", "", "Win rate by the pile a player built most locations from (a rough strategy "
-             "label), and by seat relative to the year-1 first player.", "",
-             "| most-built pile | player-games | win rate |", "|---|---:|---:|"]
+    lines = [
+        "",
+        "## Strategies",
+        "",
+        "Win rate by the pile a player built most locations from (a rough strategy "
+        "label), and by seat relative to the year-1 first player.",
+        "",
+        "| most-built pile | player-games | win rate |",
+        "|---|---:|---:|",
+    ]
     lines += [f"| {k} | {v['player_games']} | {_f(v['win_rate'], True)} |" for k, v in stats["strategies"].items()]
     lines += ["", "| seat after first player | player-games | win rate |", "|---|---:|---:|"]
-    lines += [f"| +{k} | {v['player_games']} | {_f(v['win_rate'], True)} |"
-              for k, v in stats.get("seats_after_first", {}).items()]
+    lines += [
+        f"| +{k} | {v['player_games']} | {_f(v['win_rate'], True)} |"
+        for k, v in stats.get("seats_after_first", {}).items()
+    ]
     return lines
 
 
 def _designs(stats: dict) -> list[str]:
     lines = [
-        "", "## Card designs", "",
+        "",
+        "## Card designs",
+        "",
         "- **pick rate**: picked / offered, over pick decisions with at least two different designs in hand.",
         "- **build rate**: built / picked (all picks). Picks not built went to actions B–E.",
         "- **builders' win rate**: win rate of the player-games that built the design at least once; "
@@ -331,10 +381,13 @@ def _designs(stats: dict) -> list[str]:
         "",
     ]
     for pile in PILES:
-        lines += [f"### {pile}", "",
-                  "| design | copies | cost c/w/f | VP | offered | pick rate | picked | built | build rate | builders "
-                  "| builders' win rate | vs median | flags |",
-                  "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+        lines += [
+            f"### {pile}",
+            "",
+            "| design | copies | cost c/w/f | VP | offered | pick rate | picked | built | build rate | builders "
+            "| builders' win rate | vs median | flags |",
+            "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        ]
         for r in stats["designs"]:
             if r["pile"] != pile:
                 continue
@@ -351,11 +404,17 @@ def _designs(stats: dict) -> list[str]:
 
 
 def _equipment(stats: dict) -> list[str]:
-    lines = ["## Equipment", "", "| tile | host | keyword | timing | copies | offered | kept | keep rate | "
-             "keepers' win rate |", "|---|---|---|---|---:|---:|---:|---:|---:|"]
-    lines += [f"| {t['name']} | {t['host']} | {t['keyword'] or ''} | {t['timing']} | {t['copies']} | {t['offered']} | "
-              f"{t['kept']} | {_f(t['keep_rate'], True)} | {_f(t['keeper_win_rate'], True)} |"
-              for t in stats["equipment"]]
+    lines = [
+        "## Equipment",
+        "",
+        "| tile | host | keyword | timing | copies | offered | kept | keep rate | keepers' win rate |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {t['name']} | {t['host']} | {t['keyword'] or ''} | {t['timing']} | {t['copies']} | {t['offered']} | "
+        f"{t['kept']} | {_f(t['keep_rate'], True)} | {_f(t['keeper_win_rate'], True)} |"
+        for t in stats["equipment"]
+    ]
     return lines + [""]
 
 

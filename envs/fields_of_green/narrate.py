@@ -31,8 +31,8 @@ class Narrator:
     remembers the state before the action, so that ``reveal_line`` and ``phase_summary`` (called after
     the action) can tell what changed."""
 
-    #: the golden transcripts' folder (relative to the checkout), named in their header
-    playthrough_dir = "tests/playthroughs"
+    #: the golden transcripts' folder per env version (relative to the checkout), named in their header
+    playthrough_dirs = {0: "tests/playthroughs"}
 
     def __init__(self) -> None:
         self._before: tuple[int, str, bool] | None = None
@@ -51,8 +51,9 @@ class Narrator:
         self._before = (game.year, game.phase, game.revealed)
         where = f"y{game.year}" + (f" t{game.turn}" if game.phase == "action" else f" {game.phase}")
         if self.hidden(game, seat, viewer):
-            text = "picks a card (face down)" if game.decision_kind == "pick" else \
-                "keeps one of the drawn equipment tiles"
+            text = (
+                "picks a card (face down)" if game.decision_kind == "pick" else "keeps one of the drawn equipment tiles"
+            )
         else:
             text = game.describe_action_for(action, seat)
         return f"{where:<10} player {seat}  {text}"
@@ -75,20 +76,28 @@ class Narrator:
         year, phase, _ = self._before
         if phase == game.phase and year == game.year:
             return None
-        titles = {"action": f"after the Action phase of year {year}", "harvest": f"after the Harvest phase of year {year}"}
+        titles = {
+            "action": f"after the Action phase of year {year}",
+            "harvest": f"after the Harvest phase of year {year}",
+        }
         if phase not in titles:
             return None
         return f"\n=== {titles[phase]} ===\n{farms_text(game)}\n"
 
     def final_table(self, game: Any) -> str:
-        lines = ["=== final scores (FOG-END-2..13) ===",
-                 "player  total  printed+tokens  equipment  coins  food  empty towers  end-game  locations  coins held"]
+        lines = [
+            "=== final scores (FOG-END-2..13) ===",
+            "player  total  printed+tokens  equipment  coins  food  empty towers  end-game  locations  coins held",
+        ]
         for p, s in enumerate(game.scores()):
-            lines.append(f"{p:>6}  {s.total:>5}  {s.printed_vp:>14}  {s.equipment:>9}  {s.coins:>5}  {s.food:>4}  "
-                         f"{s.empty_towers:>12}  {s.end_game:>8}  {s.locations:>9}  {s.coins_held:>10}")
+            lines.append(
+                f"{p:>6}  {s.total:>5}  {s.printed_vp:>14}  {s.equipment:>9}  {s.coins:>5}  {s.food:>4}  "
+                f"{s.empty_towers:>12}  {s.end_game:>8}  {s.locations:>9}  {s.coins_held:>10}"
+            )
         winners = game.winners()
-        lines.append(("winner: " if len(winners) == 1 else "shared victory: ")
-                     + ", ".join(f"player {w}" for w in winners))
+        lines.append(
+            ("winner: " if len(winners) == 1 else "shared victory: ") + ", ".join(f"player {w}" for w in winners)
+        )
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ play
@@ -104,7 +113,7 @@ class Narrator:
         if game.decision_kind == "split":  # 50 options: a compact table of (Field, Livestock, Construction, Building)
             lines.append("  draw split as Field/Livestock/Construction/Building:")
             cells = [f"{i:>3}) {'/'.join(map(str, SPLITS[a - game.layout.SPLIT]))}" for i, a in enumerate(legal, 1)]
-            lines += ["  " + "   ".join(cells[row:row + 6]) for row in range(0, len(cells), 6)]
+            lines += ["  " + "   ".join(cells[row : row + 6]) for row in range(0, len(cells), 6)]
             return lines
         cards = game.cards.locations
         hand = game.display if game.two_player else game.hands[seat]
@@ -137,8 +146,11 @@ class Narrator:
         cards = game.cards.locations
         lines = [status_line(game), farms_text(game)]
         if game.two_player:
-            lines.append("display: " + (", ".join(cards[c].name for c in game.display) or "-")
-                         + f"; offer pile {len(game.offer)}")
+            lines.append(
+                "display: "
+                + (", ".join(cards[c].name for c in game.display) or "-")
+                + f"; offer pile {len(game.offer)}"
+            )
         for p in range(game.num_players):
             parts = []
             if game.hands[p]:
@@ -161,8 +173,10 @@ class Narrator:
         if game.decision_kind != "split":
             return None
         first = game.layout.SPLIT
-        return (f"legal actions ({len(legal)}), draw splits as index F/L/C/B:",
-                [f"{a} {'/'.join(map(str, SPLITS[a - first]))}" for a in legal])
+        return (
+            f"legal actions ({len(legal)}), draw splits as index F/L/C/B:",
+            [f"{a} {'/'.join(map(str, SPLITS[a - first]))}" for a in legal],
+        )
 
     def playthrough_setup(self, directory: Path) -> tuple[dict[str, Any], str]:
         """``(variant, header note)``: the transcripts play the frozen card set beside them, so that balance

@@ -99,11 +99,10 @@ def test_smoke_measures_the_env_share_of_maskable_ppo(smoke_report):
 
 def test_smoke_targets_and_markdown(smoke_report):
     report, markdown = smoke_report
-    assert [t["key"] for t in report["targets"]][:len(bench.TARGETS)] == [t[0] for t in bench.TARGETS]
+    assert [t["key"] for t in report["targets"]][: len(bench.TARGETS)] == [t[0] for t in bench.TARGETS]
     for t in report["targets"]:
         assert t["met"] in (True, False, None)
-    for heading in ("## Machine", "## Targets", "## Throughput", "## Memory", "## Observation size",
-                    "## MaskablePPO"):
+    for heading in ("## Machine", "## Targets", "## Throughput", "## Memory", "## Observation size", "## MaskablePPO"):
         assert heading in markdown
     assert "connect_four_v3" in markdown
 
@@ -130,6 +129,9 @@ def test_engine_split_fast_path_matches_the_rule():
     for sizes in product(range(8), repeat=4):
         total = min(game.HAND_SIZE, sum(sizes))
         need = min(3, sum(1 for s in sizes if s))
-        expected = [i for i, s in enumerate(SPLITS)
-                    if sum(s) == total and sum(1 for c in s if c) >= need and all(a <= b for a, b in zip(s, sizes))]
+        expected = [
+            i
+            for i, s in enumerate(SPLITS)
+            if sum(s) == total and sum(1 for c in s if c) >= need and all(a <= b for a, b in zip(s, sizes))
+        ]
         assert game._legal_splits(list(sizes)) == expected, sizes

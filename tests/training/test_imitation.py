@@ -40,8 +40,11 @@ def test_imitation_section_is_optional_and_checked():
     assert config_from_dict({"imitation": {}}).imitation == ImitationConfig()
     c = config_from_dict({"imitation": {"games": 50, "learning_rate": "3e-4", "cache": "runs/d.npz"}})
     assert c.imitation.games == 50 and c.imitation.learning_rate == pytest.approx(3e-4)
-    with pytest.raises(ConfigError, match=r"unknown key 'imitation\.gmes' \(did you mean 'imitation\.games'\?\); "
-                                          r"valid keys in imitation: teacher, games, epochs"):
+    with pytest.raises(
+        ConfigError,
+        match=r"unknown key 'imitation\.gmes' \(did you mean 'imitation\.games'\?\); "
+        r"valid keys in imitation: teacher, games, epochs",
+    ):
         config_from_dict({"imitation": {"gmes": 10}})
     with pytest.raises(ConfigError, match="'imitation.teacher' must be one of heuristic, random"):
         config_from_dict({"imitation": {"teacher": "oracle"}})
@@ -128,8 +131,19 @@ def test_behaviour_cloning_learns_the_teacher(demos):
     train_idx = np.flatnonzero(demos["game"] < 2)  # behaviour_clone holds out the last game of three
     returns = discounted_returns(demos["reward"], demos["game"], 0.99)
     before = masked_accuracy(model.policy, demos, train_idx, returns)
-    result = behaviour_clone(model.policy, demos, epochs=40, batch_size=32, learning_rate=3e-3, value_coef=0.5,
-                             gamma=0.99, validation=0.34, max_grad_norm=None, progress=False, seed=0)
+    result = behaviour_clone(
+        model.policy,
+        demos,
+        epochs=40,
+        batch_size=32,
+        learning_rate=3e-3,
+        value_coef=0.5,
+        gamma=0.99,
+        validation=0.34,
+        max_grad_norm=None,
+        progress=False,
+        seed=0,
+    )
     after = masked_accuracy(model.policy, demos, train_idx, returns)
     # an untrained policy picks the teacher's action about as often as chance; the clone fits it
     assert before["accuracy"] < 0.45
@@ -175,6 +189,10 @@ def test_tiny_imitation_run_through_train(tmp_path):
     assert checkpoint_metadata(out2 / "final.zip")["observation_size"] == meta["observation_size"]
     # init_from a clone: the imitation phase is skipped, PPO starts from its weights
     out3 = tmp_path / "run3"
-    assert main(["train", "--config", str(cfg), "--out", str(out3), "--init-from", str(out2 / "final.zip"),
-                 "--no-progress"]) == 0
+    assert (
+        main(
+            ["train", "--config", str(cfg), "--out", str(out3), "--init-from", str(out2 / "final.zip"), "--no-progress"]
+        )
+        == 0
+    )
     assert not (out3 / "imitation.json").exists() and (out3 / "final.zip").exists()

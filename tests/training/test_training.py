@@ -145,13 +145,37 @@ def test_wilson_interval():
 
 def test_evaluate_heuristic_vs_random_fixed_seeds(tmp_path):
     out1, out2 = tmp_path / "a.json", tmp_path / "b.json"
-    args = ["evaluate", "--policy", "heuristic", "--opponents", "random", "--players", "2", "--games", "6",
-            "--seed", "5", "--no-progress"]
+    args = [
+        "evaluate",
+        "--policy",
+        "heuristic",
+        "--opponents",
+        "random",
+        "--players",
+        "2",
+        "--games",
+        "6",
+        "--seed",
+        "5",
+        "--no-progress",
+    ]
     assert main(args + ["--json", str(out1)]) == 0
     assert main(args + ["--json", str(out2)]) == 0
     a, b = json.loads(out1.read_text()), json.loads(out2.read_text())
-    for key in ("policy", "opponents", "players", "games", "seed", "wins", "win_rate", "ci95", "mean_vp",
-                "mean_margin", "per_seat", "records"):
+    for key in (
+        "policy",
+        "opponents",
+        "players",
+        "games",
+        "seed",
+        "wins",
+        "win_rate",
+        "ci95",
+        "mean_vp",
+        "mean_margin",
+        "per_seat",
+        "records",
+    ):
         assert key in a
     assert a["games"] == 6 and a["players"] == 2 and len(a["records"]) == 6
     lo, hi = a["ci95"]
@@ -173,7 +197,16 @@ def test_evaluate_heuristic_vs_random_fixed_seeds(tmp_path):
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("smoke") / "run"
-    code = main(["train", "--config", str(ROOT / "configs" / "fields_of_green" / "smoke.yaml"), "--out", str(out), "--no-progress"])
+    code = main(
+        [
+            "train",
+            "--config",
+            str(ROOT / "configs" / "fields_of_green" / "smoke.yaml"),
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert code == 0
     return out
 
@@ -200,8 +233,25 @@ def test_smoke_checkpoint_plays_a_complete_evaluation_game(smoke_run, tmp_path):
     policy = MaskablePPOPolicy(final)
     assert isinstance(policy, Policy)
     out = tmp_path / "eval.json"
-    assert main(["evaluate", "--policy", str(final), "--opponents", "random", "--games", "2", "--seed", "0",
-                 "--json", str(out), "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "--policy",
+                str(final),
+                "--opponents",
+                "random",
+                "--games",
+                "2",
+                "--seed",
+                "0",
+                "--json",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     res = json.loads(out.read_text())
     assert res["players"] == 2 and res["games"] == 2  # players taken from the checkpoint
     assert all(r["decisions"] > 50 for r in res["records"])  # complete games
@@ -229,8 +279,12 @@ def test_checkpoint_as_opponent_and_self_play_pool(smoke_run, tmp_path):
     pool = tmp_path / "pool"
     pool.mkdir()
     (pool / "a.zip").write_bytes(final.read_bytes())
-    env = SingleAgentEnv(game="fields_of_green", num_players=2, opponents={"pool": str(pool), "probability": 1.0},
-                         resolver=resolve_opponent)
+    env = SingleAgentEnv(
+        game="fields_of_green_v0",
+        num_players=2,
+        opponents={"pool": str(pool), "probability": 1.0},
+        resolver=resolve_opponent,
+    )
     obs, info = env.reset(seed=0)
     assert env.opponent_names[1 - env.learner_seat].endswith("a.zip")
     done = False
@@ -245,8 +299,20 @@ def test_checkpoint_as_opponent_and_self_play_pool(smoke_run, tmp_path):
 
 def test_league_table(smoke_run, tmp_path, capsys):
     out = tmp_path / "league.json"
-    code = main(["league", "--policies", "random", "heuristic", str(smoke_run / "final.zip"), "--games", "2",
-                 "--json", str(out), "--no-progress"])
+    code = main(
+        [
+            "league",
+            "--policies",
+            "random",
+            "heuristic",
+            str(smoke_run / "final.zip"),
+            "--games",
+            "2",
+            "--json",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert code == 0
     printed = capsys.readouterr().out
     assert "ordinal" in printed and "heuristic" in printed

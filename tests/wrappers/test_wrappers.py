@@ -282,8 +282,9 @@ def test_env_facts_match_the_env():
 
 @pytest.mark.parametrize("reward", ["score", "margin"])
 def test_reward_modes_are_the_learners_own(reward):
-    env = FieldsOfGreenSingleAgentEnv(num_players=3, opponents="random", learner_seat=1, reward=reward,
-                                      reward_scale=0.5)
+    env = FieldsOfGreenSingleAgentEnv(
+        num_players=3, opponents="random", learner_seat=1, reward=reward, reward_scale=0.5
+    )
     obs, info = env.reset(seed=4)
     rng = np.random.default_rng(4)
     total, done = 0.0, False
@@ -300,16 +301,20 @@ def test_reward_modes_are_the_learners_own(reward):
 def test_single_agent_env_with_game_name():
     from farmgames.wrappers import BotPolicy, SingleAgentEnv
 
-    env = SingleAgentEnv(game="fields_of_green", num_players=2, opponents="random")
+    env = SingleAgentEnv(game="fields_of_green_v0", num_players=2, opponents="random")
     alias = FieldsOfGreenSingleAgentEnv(num_players=2, opponents="random")
-    assert env.metadata["name"] == "FieldsOfGreen-v0"
+    assert env.metadata["name"] == "FieldsOfGreen-v0" and alias.game_name == "fields_of_green_v0"
+    newest = SingleAgentEnv(game="fields_of_green", num_players=2, opponents="random")
+    assert newest.game_name == farmgames.envs.get_spec("fields_of_green").env_name  # a bare name: newest version
     assert env.observation_space == alias.observation_space and env.action_space == alias.action_space
     a, ia = env.reset(seed=5)
     b, ib = alias.reset(seed=5)
     np.testing.assert_array_equal(a, b)  # the alias is the same env
     assert SingleAgentEnv(game="fields_of_green_v0").num_players == fields_of_green_v0.SPEC.default_players
-    assert isinstance(SingleAgentEnv(num_players=2, opponents=BotPolicy(fields_of_green_v0.SPEC, "random"))
-                      .reset(seed=0)[0], np.ndarray)
+    assert isinstance(
+        SingleAgentEnv(num_players=2, opponents=BotPolicy(fields_of_green_v0.SPEC, "random")).reset(seed=0)[0],
+        np.ndarray,
+    )
     with pytest.raises(ValueError, match="registered games"):
         SingleAgentEnv(game="chess")
     with pytest.raises(ValueError, match="num_players must be one of 2, 3, 4"):

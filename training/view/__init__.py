@@ -146,15 +146,43 @@ def serve(app: Any, port: int = DEFAULT_PORT, verbose: bool = False) -> Any:
         return ViewerServer(app, 0, verbose=verbose)
 
 
+def write_png(app: Any, args: argparse.Namespace) -> str:
+    """The still frame of ``--step``/``--view`` as a PNG file (the same picture the page shows)."""
+    frames = app.frames(args.index)
+    view = app.view_of(frames, args.view)
+    step = app.step_of(frames, args.step)
+    png = frames.picture_png(step, view)
+    if png is None:
+        raise ValueError(f"{frames.spec.name} draws no picture for view {args.view or 'all'}")
+    from pathlib import Path
+
+    Path(args.png).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.png).write_bytes(png)
+    return f"wrote {args.png} (step {step} of {frames.timeline.steps}, view {args.view or 'all'})"
+
+
+def page_query(args: argparse.Namespace) -> str:
+    """``?record=…&step=…&view=…`` for the options given."""
+    from urllib.parse import urlencode
+
+    items = {"record": args.index or None, "step": args.step, "view": args.view}
+    query = urlencode({k: v for k, v in items.items() if v not in (None, "")})
+    return f"?{query}" if query else ""
+
+
 def run(args: argparse.Namespace) -> int:
+    from .server import Refused
+
     try:
         app = build_app(args)
-    except ValueError as exc:  # also CheckpointError, RecordError, IllegalActionError
+        if args.png:
+            print(write_png(app, args))
+            return 0
+    except (ValueError, Refused) as exc:  # also CheckpointError, RecordError, IllegalActionError
         print(f"farmgames view: {exc}", file=sys.stderr)
         return 2
     server = serve(app, args.port, args.verbose)
-    index = "" if not args.index else f"?record={args.index}"
-    url = server.url + index
+    url = server.url + page_query(args)
     what = "your game" if args.play else args.record
     print(f"farmgames view: showing {what} at {url}  (Ctrl-C to stop)", flush=True)
     if args.open:
@@ -174,4 +202,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_arguments", "build_app", "parse_opponents", "policy_resolver", "run", "serve"]
+__all__ = ["add_arguments", "build_app", "page_query", "parse_opponents", "policy_resolver", "run", "serve", "write_png"]
