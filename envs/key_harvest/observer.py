@@ -97,185 +97,127 @@ def others_start_pool(game: Any, viewer: int) -> list[int]:
     return [game.pool[c] - game.start[viewer][c] for c in range(NUM_CROPS)]
 
 
+def _one_hot(names: tuple[str, ...] | list[str], prefix: str, meaning: str) -> list[Feature]:
+    return [(f"{prefix}_{n.lower().replace(' ', '_')}", f"{meaning}: {n}", 1.0) for n in names]
+
+
+CROP_KEYS = tuple(c.replace(" ", "_") for c in CROPS)
+
+#: one row per player (viewer first): turn roles, workers, supply knowledge, the store's bids
+PLAYER_FEATURES: tuple[Feature, ...] = (
+    ("active", "the active player (whose turn it is)", 1.0),
+    ("acting", "the acting player (who decides now)", 1.0),
+    ("start_player", "the start player", 1.0),
+    ("event_player", "the player the current event is being resolved for", 1.0),
+    *((f"farmhand_off_{w.name.lower()}", f"{w.name} lies beside the board (playable)", 1.0) for w in WORKERS[:6]),
+    *((f"rebenefit_{w.name.lower()}", f"{w.name} gave a re-placement benefit this turn (KH-ACT-PLACE-11)", 1.0)
+      for w in WORKERS[:6]),
+    ("supply_total", "counters behind the screen (always known, KH-INFO-7)", float(TOTAL_COUNTERS)),
+    ("supply_known", "the per-crop supply below is exact (the viewer; everyone with 2 players)", 1.0),
+    *((f"supply_exact_{c}", f"{c} in the supply where known, else 0", float(COUNTERS_PER_CROP)) for c in CROP_KEYS),
+    *((f"supply_min_{c}", f"deduced lower bound of {c} (net minus lowest net so far; exact where known)",
+       float(COUNTERS_PER_CROP)) for c in CROP_KEYS),
+    *((f"net_gain_{c}", f"positive part of the public net of {c} since setup (KH-INFO-6)", float(COUNTERS_PER_CROP))
+      for c in CROP_KEYS),
+    *((f"net_loss_{c}", "negative part of that net (at most the start counters)", float(START_COUNTERS))
+      for c in CROP_KEYS),
+    *((f"bid{k + 1}_{c}", f"{c} in the open bid of store space {k + 1} (KH-ACT-BID-8)", float(COUNTERS_PER_CROP))
+      for k in range(STORE_SPACES) for c in CROP_KEYS),
+    *((f"store{k + 1}_new", f"the tile of store space {k + 1} entered a store this turn (KH-EVENT-6)", 1.0)
+      for k in range(STORE_SPACES)),
+)
+NPF = len(PLAYER_FEATURES)
+_PF = {name: i for i, (name, _, _) in enumerate(PLAYER_FEATURES)}
+
+#: the table-wide state and the pending decision's context
+STATE_FEATURES: tuple[Feature, ...] = (
+    *((f"stock_{c}", f"general stock of {c} (KH-INFO-5)", float(COUNTERS_PER_CROP)) for c in CROP_KEYS),
+    *((f"own_{c}", f"{c} in the viewer's own supply", float(COUNTERS_PER_CROP)) for c in CROP_KEYS),
+    *((f"start_pool_others_{c}", f"{c} in the other players' start counters together (pool minus own)", 3.0)
+      for c in CROP_KEYS),
+    ("bag_fields", "field tiles in the bag (KH-INFO-3)", float(NUM_SPACES)),
+    ("bag_events", "event tiles in the bag", float(NUM_EVENT_TILES)),
+    *((f"events_out_{e.name.lower().replace(' ', '_')}", f"resolved tiles of {e.name}", 2.0) for e in EVENTS),
+    *((f"letter_{ch}", f"action ({ch}) used this turn (KH-TURN-3)", 1.0) for ch in "abcd"),
+    ("actions_taken", "turn actions taken toward the limit of two (KH-TURN-2)", 2.0),
+    ("end_triggered", "the 10th event was drawn (KH-END-1)", 1.0),
+    ("turns_left", "turns left after the trigger, this one included (KH-RULING-8)", 9.0),
+    ("rounds", "complete rounds played (KH-END-6)", float(SAFETY_ROUNDS + 3)),
+    ("events", "events resolved", float(EVENT_SPACES)),
+    ("pending_supervisor", "a Supervisor's extra action awaits the end of the action", 1.0),
+    ("pending_carter", "a Carter's extra action awaits the end of the action", 1.0),
+    *((f"rebenefit_{w.name.lower()}", f"{w.name} gave a re-placement benefit this turn", 1.0) for w in WORKERS[6:]),
+    *_one_hot(PHASES, "phase", "the current phase (§16)"),
+    *_one_hot([w.name for w in WORKERS], "worker", "SPACE/REPLACE: the worker being placed"),
+    *_one_hot([e.name for e in EVENTS], "event", "the event being resolved"),
+    *_one_hot(list(PICK_KINDS), "pick", "PICK: whose pick"),
+    ("free_harvest", "HARVEST: an event's or the Reeve's (0 legal at once)", 1.0),
+    ("surveyed", "REPLACE: displaced by the Surveyor's tile (no benefit)", 1.0),
+    ("hiring", "WORKER/SPACE: during a Hiring Fair", 1.0),
+    ("picks_left", "PICK: picks left", 3.0),
+    ("done_in_phase", "STORE/REGISTRY: tiles taken in this phase; BID: counters bid", float(TOTAL_COUNTERS)),
+    ("exchange_count", "GIVE: counters given; TAKE: counters still to take", float(TOTAL_COUNTERS)),
+    *_one_hot(["2", "3", "none"], "limit", "GIVE: the exchange limit (Labourer, Market Day, Merchant)"),
+    *((f"ctx_{c}", f"GIVE/TAKE: {c} given in this exchange; CROP: the Brewer's first crop", 1.0) for c in CROP_KEYS),
+    *((f"bid_space_{k + 1}", f"BID: bidding on store space {k + 1}", 1.0) for k in range(STORE_SPACES)),
+    ("extra_supervisor", "EXTRA: the Supervisor's extra action is offered", 1.0),
+    ("extra_carter", "EXTRA: the Carter's extra action is offered", 1.0),
+)
+NSF = len(STATE_FEATURES)
+_SF = {name: i for i, (name, _, _) in enumerate(STATE_FEATURES)}
+_PHASE0, _WORKER0, _EVENT0, _PICK0 = _SF["phase_turn"], _SF["worker_apprentice"], _SF["event_harvest_festival"], \
+    _SF["pick_unskilled"]
+_LIMIT0, _CTXC0, _BIDS0 = _SF["limit_2"], _SF["ctx_wheat"], _SF["bid_space_1"]
+TILE_PLACES = ("bag", "fallow")
+
+
 class Observer:
-    """Fills one seat's observation (see the module docstring); ``text`` is the same view in words."""
+    """Fills one seat's observation (see the module docstring); ``text`` is the same view in words.
+
+    Entries: ``board`` (planes ``BOARD_PLANES``), ``players`` (``PLAYER_FEATURES`` per seat), ``store_tile``,
+    ``townsfolk``, ``registry``, ``tile_places``, ``event_spaces``, ``state`` (``STATE_FEATURES``) and
+    ``ctx_spaces``; every player axis starts with the viewer.
+    """
 
     def __init__(self, game: Any, **_: Any):
         n = game.num_players
-        self.num_players = n
-        P = n
-        self.layout = ObservationLayout.build(
-            [
-                (
-                    "board",
-                    ("players", "spaces", "planes"),
-                    (P, NUM_SPACES, N_PLANES),
-                    "every country board, viewer first (planes: " + ", ".join(f[0] for f in BOARD_PLANES) + ")",
-                    np.broadcast_to(highs(BOARD_PLANES), (P, NUM_SPACES, N_PLANES)),
-                ),
-                (
-                    "farmhands_off",
-                    ("players", "farmhands"),
-                    (P, FARMHANDS),
-                    "farmhand beside its owner's board (playable): " + ", ".join(w.name for w in WORKERS[:6]),
-                    1.0,
-                ),
-                (
-                    "townsfolk",
-                    ("townsfolk", "town+players"),
-                    (6, P + 1),
-                    "where each townsfolk is: index 0 the town board, 1+k the k-th seat from the viewer",
-                    1.0,
-                ),
-                (
-                    "store_tile",
-                    ("players", "store spaces", "spaces"),
-                    (P, STORE_SPACES, NUM_SPACES),
-                    "coordinate of the field tile in each store space (one-hot)",
-                    1.0,
-                ),
-                (
-                    "store_bid",
-                    ("players", "store spaces", "crops"),
-                    (P, STORE_SPACES, NUM_CROPS),
-                    "the open bid next to each store tile (KH-ACT-BID-8)",
-                    float(COUNTERS_PER_CROP),
-                ),
-                (
-                    "store_new",
-                    ("players", "store spaces"),
-                    (P, STORE_SPACES),
-                    "the store tile entered a store this turn (KH-EVENT-6)",
-                    1.0,
-                ),
-                (
-                    "registry",
-                    ("registry spaces", "spaces"),
-                    (REGISTRY_SPACES, NUM_SPACES),
-                    "coordinate of the field tile on each registry space 1-6 (one-hot)",
-                    1.0,
-                ),
-                ("stock", ("crops",), (NUM_CROPS,), "general stock per crop (KH-INFO-5)", float(COUNTERS_PER_CROP)),
-                ("bag_fields", ("spaces",), (NUM_SPACES,), "field tile still in the bag (KH-INFO-3)", 1.0),
-                (
-                    "bag_counts",
-                    ("fields/events",),
-                    (2,),
-                    "field tiles and event tiles in the bag",
-                    np.array([NUM_SPACES, NUM_EVENT_TILES], np.float32),
-                ),
-                ("fallow", ("spaces",), (NUM_SPACES,), "field tile in the fallow area (KH-BOARD-7)", 1.0),
-                (
-                    "event_spaces",
-                    ("event spaces", "event kinds"),
-                    (EVENT_SPACES, len(EVENTS)),
-                    "kind of the event on each event space (one-hot): " + ", ".join(e.name for e in EVENTS),
-                    1.0,
-                ),
-                ("events_out", ("event kinds",), (len(EVENTS),), "resolved tiles of each event kind", 2.0),
-                ("supply_own", ("crops",), (NUM_CROPS,), "the viewer's own supply per crop", float(COUNTERS_PER_CROP)),
-                ("supply_total", ("players",), (P,), "every supply's total (always known)", float(TOTAL_COUNTERS)),
-                (
-                    "supply_exact",
-                    ("players", "crops"),
-                    (P, NUM_CROPS),
-                    "supply per crop where known (the viewer; everyone with 2 players), else 0",
-                    float(COUNTERS_PER_CROP),
-                ),
-                ("supply_known", ("players",), (P,), "the row of supply_exact is known", 1.0),
-                (
-                    "supply_min",
-                    ("players", "crops"),
-                    (P, NUM_CROPS),
-                    "deduced lower bound per crop (net minus the lowest net so far; exact where known)",
-                    float(COUNTERS_PER_CROP),
-                ),
-                (
-                    "net_gain",
-                    ("players", "crops"),
-                    (P, NUM_CROPS),
-                    "positive part of the per-crop net of public gains and losses since setup",
-                    float(COUNTERS_PER_CROP),
-                ),
-                (
-                    "net_loss",
-                    ("players", "crops"),
-                    (P, NUM_CROPS),
-                    "negative part of that net (at most the 3 start counters)",
-                    float(START_COUNTERS),
-                ),
-                (
-                    "start_pool_others",
-                    ("crops",),
-                    (NUM_CROPS,),
-                    "counters per crop in the other players' start counters together (pool minus own)",
-                    3.0,
-                ),
-                ("active", ("players",), (P,), "the active player (whose turn it is)", 1.0),
-                ("acting", ("players",), (P,), "the acting player (who decides now)", 1.0),
-                ("start_player", ("players",), (P,), "the start player", 1.0),
-                ("letters", ("a,b,c,d",), (4,), "action letters used this turn (KH-TURN-3)", 1.0),
-                (
-                    "turn",
-                    ("features",),
-                    (5,),
-                    "actions taken toward the limit, end triggered, turns left, rounds played, events resolved",
-                    np.array([2, 1, 2 * P + 1, SAFETY_ROUNDS + 3, EVENT_SPACES], np.float32),
-                ),
-                ("pending_extra", ("supervisor,carter",), (2,), "an extra action awaits the end of the action", 1.0),
-                (
-                    "rebenefit",
-                    ("players", "farmhands"),
-                    (P, FARMHANDS),
-                    "farmhand gave a re-placement benefit this turn (KH-ACT-PLACE-11)",
-                    1.0,
-                ),
-                ("rebenefit_townsfolk", ("townsfolk",), (6,), "townsfolk gave a re-placement benefit this turn", 1.0),
-                ("phase", ("phases",), (len(PHASES),), "the current phase (one-hot): " + ", ".join(PHASES), 1.0),
-                ("ctx_worker", ("worker kinds",), (12,), "worker being placed or re-placed (SPACE, REPLACE)", 1.0),
-                ("ctx_event", ("event kinds",), (len(EVENTS),), "event being resolved", 1.0),
-                ("ctx_event_player", ("players",), (P,), "the player the event is being resolved for", 1.0),
-                (
-                    "ctx_spaces",
-                    ("spaces",),
-                    (NUM_SPACES,),
-                    "HARVEST: the group fixed by the first pick; PICK: the spaces allowed",
-                    1.0,
-                ),
-                ("ctx_pick", ("pick kinds",), (len(PICK_KINDS),), "PICK: " + ", ".join(PICK_KINDS), 1.0),
-                (
-                    "ctx_flags",
-                    ("features",),
-                    (3,),
-                    "free harvest (event/Reeve: 0 any), Surveyor-placed (no re-placement benefit), Hiring Fair",
-                    1.0,
-                ),
-                (
-                    "ctx_count",
-                    ("features",),
-                    (3,),
-                    "picks left (PICK) / counters left to take (TAKE); tiles or counters done in this phase; "
-                    "exchange counters given",
-                    np.array([3, TOTAL_COUNTERS, TOTAL_COUNTERS], np.float32),
-                ),
-                (
-                    "ctx_limit",
-                    ("2,3,none",),
-                    (3,),
-                    "GIVE: the exchange limit (Labourer 2, Market Day 3, Merchant)",
-                    1.0,
-                ),
-                (
-                    "ctx_crops",
-                    ("crops",),
-                    (NUM_CROPS,),
-                    "GIVE/TAKE: crops given in this exchange; CROP: the Brewer's first crop",
-                    1.0,
-                ),
-                ("ctx_bid_space", ("store spaces",), (STORE_SPACES,), "BID: the store space being bid on", 1.0),
-                ("ctx_extra", ("supervisor,carter",), (2,), "EXTRA: whose extra action is offered", 1.0),
-            ]
-        )
+        self.num_players = P = n
+        self.layout = ObservationLayout.build([
+            ("board", ("players", "spaces", "planes"), (P, NUM_SPACES, N_PLANES),
+             "every country board, viewer first (planes: BOARD_PLANES)",
+             np.broadcast_to(highs(BOARD_PLANES), (P, NUM_SPACES, N_PLANES))),
+            ("players", ("players", "features"), (P, NPF), "per player, viewer first (PLAYER_FEATURES)",
+             np.broadcast_to(highs(PLAYER_FEATURES), (P, NPF))),
+            ("store_tile", ("players", "store spaces", "spaces"), (P, STORE_SPACES, NUM_SPACES),
+             "coordinate of the field tile in each store space (one-hot)", 1.0),
+            ("townsfolk", ("townsfolk", "town+players"), (6, P + 1),
+             "where each townsfolk is: index 0 the town board, 1+k the k-th seat from the viewer", 1.0),
+            ("registry", ("registry spaces", "spaces"), (REGISTRY_SPACES, NUM_SPACES),
+             "coordinate of the field tile on each registry space 1-6 (one-hot)", 1.0),
+            ("tile_places", ("bag/fallow", "spaces"), (len(TILE_PLACES), NUM_SPACES),
+             "field tile still in the bag (KH-INFO-3); field tile in the fallow area (KH-BOARD-7)", 1.0),
+            ("event_spaces", ("event spaces", "event kinds"), (EVENT_SPACES, len(EVENTS)),
+             "kind of the event on each event space (one-hot): " + ", ".join(e.name for e in EVENTS), 1.0),
+            ("state", ("features",), (NSF,), "table and decision context (STATE_FEATURES)", highs(STATE_FEATURES)),
+            ("ctx_spaces", ("spaces",), (NUM_SPACES,),
+             "HARVEST: the group fixed by the first pick; PICK: the spaces allowed", 1.0),
+        ])
+        e = self.layout.entry
+        self._players = (e["players"].start, e["players"].stop)
+        self._state = (e["state"].start, e["state"].stop)
+
+    @staticmethod
+    def player_feature(buffer: ObservationBuffer, name: str) -> np.ndarray:
+        """One column of ``players`` (viewer first), by its PLAYER_FEATURES name."""
+        return buffer.views["players"][:, _PF[name]]
+
+    @staticmethod
+    def state_feature(buffer: ObservationBuffer, name: str) -> np.ndarray:
+        """One value, or a run of values by prefix (e.g. ``"stock_"``), of ``state``."""
+        if name in _SF:
+            return buffer.views["state"][_SF[name]]
+        idx = [i for n, i in _SF.items() if n.startswith(name)]
+        return buffer.views["state"][idx]
 
     def reset(self, game: Any) -> None:
         """Nothing to forget: buffers remember what they hold in their own ``memo``."""
@@ -284,10 +226,6 @@ class Observer:
         return self.layout.new_buffer()
 
     # ------------------------------------------------------------------------------------------ fill
-
-    def _board_key(self, game: Any, q: int) -> tuple:
-        at = game.worker_at[q]
-        return (game.fields[q], game.unharvested[q], game.workers[q], tuple(at[s] for s in spaces(game.workers[q])))
 
     def _write_board(self, game: Any, q: int, plane: np.ndarray) -> None:
         f, u = bits(game.fields[q]), bits(game.unharvested[q])
@@ -306,148 +244,133 @@ class Observer:
         v = buffer.views
         n = game.num_players
         order = [(seat + k) % n for k in range(n)]
-        rank = {q: k for k, q in enumerate(order)}
         memo = buffer.memo
         board = v["board"]
         for k, q in enumerate(order):
-            key = self._board_key(game, q)
-            if memo.get(("board", k)) != key:
+            w = game.workers[q]
+            key = (game.fields[q], game.unharvested[q], w, tuple(game.worker_at[q][s] for s in spaces(w)) if w else ())
+            if memo.get(k) != key:
                 self._write_board(game, q, board[k])
-                memo[("board", k)] = key
-        self._fill_public(game, v, order, rank)
-        self._fill_supplies(game, seat, v, order)
-        self._fill_turn(game, v, order, rank)
-        self._fill_context(game, v, rank)
+                memo[k] = key
+        key = (seat, tuple(game.registry), tuple(map(tuple, game.store)), len(game.bag), len(game.fallow),
+               len(game.events), tuple(game.town))
+        if memo.get("public") != key:
+            self._fill_public(game, v, order)
+            memo["public"] = key
+        a, b = self._players
+        buffer.flat[a:b] = self._player_rows(game, seat, order)
+        a, b = self._state
+        buffer.flat[a:b] = self._state_row(game, seat)
+        f = game.frame
+        mask = f[3] if f is not None and f[0] == "harvest" else f[4] if f is not None and f[0] == "pick" else 0
+        if memo.get("ctx") != mask:
+            v["ctx_spaces"][:] = bits(mask)
+            memo["ctx"] = mask
 
-    def _fill_public(self, game: Any, v: dict, order: list[int], rank: dict) -> None:
-        off = v["farmhands_off"]
-        off[:] = 0.0
-        for k, q in enumerate(order):
-            for j in range(FARMHANDS):
-                if game.worker_space[FARMHANDS * q + j] < 0:
-                    off[k, j] = 1.0
+    def _fill_public(self, game: Any, v: dict, order: list[int]) -> None:
+        rank = {q: k for k, q in enumerate(order)}
         town = v["townsfolk"]
         town[:] = 0.0
         for t in range(6):
             owner = game.town[t]
             town[t, 0 if owner < 0 else 1 + rank[owner]] = 1.0
-        st, sb, sn = v["store_tile"], v["store_bid"], v["store_new"]
+        st = v["store_tile"]
         st[:] = 0.0
-        sn[:] = 0.0
         for k, q in enumerate(order):
             for j in range(STORE_SPACES):
                 t = game.store[q][j]
-                sb[k, j] = game.bids[q][j]
                 if t >= 0:
                     st[k, j, t] = 1.0
-                    if t in game.new_in_store:
-                        sn[k, j] = 1.0
         reg = v["registry"]
         reg[:] = 0.0
         for i, t in enumerate(game.registry):
             if t >= 0:
                 reg[i, t] = 1.0
-        v["stock"][:] = game.stock
-        bag_fields = v["bag_fields"]
-        bag_fields[:] = 0.0
-        fields_in_bag = [t for t in game.bag if t < NUM_SPACES]
-        bag_fields[fields_in_bag] = 1.0
-        v["bag_counts"][:] = (len(fields_in_bag), len(game.bag) - len(fields_in_bag))
-        fallow = v["fallow"]
-        fallow[:] = 0.0
-        fallow[game.fallow] = 1.0
-        ev, out = v["event_spaces"], v["events_out"]
+        places = v["tile_places"]
+        places[:] = 0.0
+        places[0, [t for t in game.bag if t < NUM_SPACES]] = 1.0
+        places[1, game.fallow] = 1.0
+        ev = v["event_spaces"]
         ev[:] = 0.0
-        out[:] = 0.0
         for i, t in enumerate(game.events):
-            kind = EVENT_TILES[t - NUM_SPACES]
-            ev[i, kind] = 1.0
-            out[kind] += 1.0
+            ev[i, EVENT_TILES[t - NUM_SPACES]] = 1.0
 
-    def _fill_supplies(self, game: Any, seat: int, v: dict, order: list[int]) -> None:
+    def _player_rows(self, game: Any, seat: int, order: list[int]) -> list[float]:
         exact, low, total = known_supplies(game, seat)
-        v["supply_own"][:] = game.supply[seat]
-        for k, q in enumerate(order):
-            v["supply_total"][k] = total[q]
-            v["supply_known"][k] = 1.0 if exact[q] is not None else 0.0
-            v["supply_exact"][k] = exact[q] if exact[q] is not None else 0
-            v["supply_min"][k] = low[q]
-            net = game.net[q]
-            v["net_gain"][k] = [max(x, 0) for x in net]
-            v["net_loss"][k] = [max(-x, 0) for x in net]
-        v["start_pool_others"][:] = others_start_pool(game, seat)
-
-    def _fill_turn(self, game: Any, v: dict, order: list[int], rank: dict) -> None:
-        for name in ("active", "acting", "start_player"):
-            v[name][:] = 0.0
-        v["active"][rank[game.active]] = 1.0
-        if game.current_player is not None:
-            v["acting"][rank[game.current_player]] = 1.0
-        v["start_player"][rank[game.start_player]] = 1.0
-        v["letters"][:] = [game.taken >> i & 1 for i in range(4)]
-        v["turn"][:] = (game.actions_taken, game.end_triggered, game.turns_left, game.rounds, len(game.events))
-        v["pending_extra"][:] = (game.pending_extra & EXTRA_SUPERVISOR, game.pending_extra >> 1 & 1)
-        reb = v["rebenefit"]
-        for k, q in enumerate(order):
-            reb[k] = [game.rebenefit >> (FARMHANDS * q + j) & 1 for j in range(FARMHANDS)]
-        v["rebenefit_townsfolk"][:] = [game.rebenefit >> (TOWNSFOLK_BASE + t) & 1 for t in range(6)]
-
-    def _fill_context(self, game: Any, v: dict, rank: dict) -> None:
-        for name in (
-            "phase",
-            "ctx_worker",
-            "ctx_event",
-            "ctx_event_player",
-            "ctx_spaces",
-            "ctx_pick",
-            "ctx_flags",
-            "ctx_count",
-            "ctx_limit",
-            "ctx_crops",
-            "ctx_bid_space",
-            "ctx_extra",
-        ):
-            v[name][:] = 0.0
         f = game.frame
-        if f is None:
-            return
+        event_player = f[1] if f is not None and game.event_depth else -1
+        out: list[float] = []
+        reb = game.rebenefit
+        for q in order:
+            net = game.net[q]
+            ex = exact[q]
+            out += (q == game.active, q == game.current_player, q == game.start_player, q == event_player)
+            out += [game.worker_space[FARMHANDS * q + j] < 0 for j in range(FARMHANDS)]
+            out += [reb >> (FARMHANDS * q + j) & 1 for j in range(FARMHANDS)]
+            out += (total[q], ex is not None)
+            out += ex if ex is not None else (0, 0, 0, 0, 0)
+            out += low[q]
+            out += [x if x > 0 else 0 for x in net]
+            out += [-x if x < 0 else 0 for x in net]
+            out += game.bids[q][0]
+            out += game.bids[q][1]
+            out += [t >= 0 and t in game.new_in_store for t in game.store[q]]
+        return out
+
+    def _state_row(self, game: Any, seat: int) -> list[float]:
+        out = [0.0] * NSF
+        out[0:5] = game.stock
+        out[5:10] = game.supply[seat]
+        out[10:15] = others_start_pool(game, seat)
+        fields_in_bag = sum(1 for t in game.bag if t < NUM_SPACES)
+        out[15], out[16] = fields_in_bag, len(game.bag) - fields_in_bag
+        for t in game.events:
+            out[17 + EVENT_TILES[t - NUM_SPACES]] += 1
+        i = 17 + len(EVENTS)
+        out[i:i + 4] = [game.taken >> j & 1 for j in range(4)]
+        out[i + 4:i + 11] = (game.actions_taken, game.end_triggered, game.turns_left, game.rounds, len(game.events),
+                             game.pending_extra & EXTRA_SUPERVISOR, game.pending_extra >> 1 & 1)
+        i += 11
+        out[i:i + 6] = [game.rebenefit >> (TOWNSFOLK_BASE + t) & 1 for t in range(6)]
+        f = game.frame
+        if f is not None:
+            self._context(game, f, out)
+        return out
+
+    def _context(self, game: Any, f: tuple, out: list[float]) -> None:  # noqa: C901 - one branch per phase
         name = f[0]
-        v["phase"][PHASE_INDEX[PHASE_OF[name]]] = 1.0
+        out[_PHASE0 + PHASE_INDEX[PHASE_OF[name]]] = 1.0
         if game.event_depth and game.events:
-            v["ctx_event"][EVENT_TILES[game.events[-1] - NUM_SPACES]] = 1.0
-            v["ctx_event_player"][rank[f[1]]] = 1.0
+            out[_EVENT0 + EVENT_TILES[game.events[-1] - NUM_SPACES]] = 1.0
         if name in ("space", "replace"):
-            v["ctx_worker"][worker_kind(f[2])] = 1.0
+            out[_WORKER0 + worker_kind(f[2])] = 1.0
             if name == "replace":
-                v["ctx_flags"][1] = float(f[3])
+                out[_SF["surveyed"]] = float(f[3])
             elif f[3] == "hiring":
-                v["ctx_flags"][2] = 1.0
+                out[_SF["hiring"]] = 1.0
         elif name == "worker" and f[2] == "hiring":
-            v["ctx_flags"][2] = 1.0
+            out[_SF["hiring"]] = 1.0
         elif name == "harvest":
-            v["ctx_flags"][0] = float(f[2])
-            v["ctx_spaces"][:] = bits(f[3])
+            out[_SF["free_harvest"]] = float(f[2])
         elif name == "pick":
-            v["ctx_pick"][PICK_KINDS.index(f[2])] = 1.0
-            v["ctx_count"][0] = f[3]
-            v["ctx_spaces"][:] = bits(f[4])
+            out[_PICK0 + PICK_KINDS.index(f[2])] = 1.0
+            out[_SF["picks_left"]] = f[3]
         elif name in ("store", "registry"):
-            v["ctx_count"][1] = f[2]
+            out[_SF["done_in_phase"]] = f[2]
         elif name == "bid":
-            v["ctx_bid_space"][f[2]] = 1.0
-            v["ctx_count"][1] = f[3]
-        elif name == "give":
-            v["ctx_limit"][LIMITS.index(f[2])] = 1.0
-            v["ctx_count"][2] = f[4]
-            v["ctx_crops"][:] = [f[3] >> c & 1 for c in range(NUM_CROPS)]
-        elif name == "take":
-            v["ctx_count"][0] = min(f[2], 3)
-            v["ctx_count"][2] = f[2]
-            v["ctx_crops"][:] = [f[3] >> c & 1 for c in range(NUM_CROPS)]
+            out[_BIDS0 + f[2]] = 1.0
+            out[_SF["done_in_phase"]] = f[3]
+        elif name in ("give", "take"):
+            if name == "give":
+                out[_LIMIT0 + LIMITS.index(f[2])] = 1.0
+            out[_SF["exchange_count"]] = f[4] if name == "give" else f[2]
+            for c in range(NUM_CROPS):
+                out[_CTXC0 + c] = f[3] >> c & 1
         elif name == "crop" and f[3] >= 0:
-            v["ctx_crops"][f[3]] = 1.0
+            out[_CTXC0 + f[3]] = 1.0
         elif name == "extra":
-            v["ctx_extra"][:] = (f[2] & EXTRA_SUPERVISOR, f[2] >> 1 & 1)
+            out[_SF["extra_supervisor"]] = f[2] & EXTRA_SUPERVISOR
+            out[_SF["extra_carter"]] = f[2] >> 1 & 1
 
     def text(self, game: Any, seat: int) -> str:
         from .render import render_text

@@ -54,7 +54,8 @@ def test_bid_8_bids_are_public():
     obs = Observer(g)
     buf = obs.new_buffer()
     obs.fill(g, 0, buf)
-    assert list(buf.views["store_bid"][2][0]) == [0, 1, 0, 0, 2]
+    bid = [obs.player_feature(buf, f"bid1_{c}")[2] for c in ("wheat", "hops", "vegetables", "cider_apples", "wine")]
+    assert bid == [0, 1, 0, 0, 2]
 
 
 def test_bid_9_draw_1_2_9_refill_after_each_tile():

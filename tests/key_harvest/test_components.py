@@ -123,7 +123,7 @@ def test_board_7_fallow_area_public():
     obs = Observer(g)
     buf = obs.new_buffer()
     obs.fill(g, 1, buf)
-    assert buf.views["fallow"][0] == 1.0 and "fallow: A1" in obs.text(g, 1)
+    assert buf.views["tile_places"][1][0] == 1.0 and "fallow: A1" in obs.text(g, 1)
 
 
 def test_tile_4_ruling_2_crop_map():

@@ -103,8 +103,9 @@ def test_info_2_5_public_parts_in_the_observation():
     v = buf.views
     s = lambda name: S(name) - 6  # noqa: E731
     assert v["board"][2][s("C2"), 1] == 1 and v["board"][2][s("C3"), 2] == 1 and v["board"][2][s("C4"), 9] == 1
-    assert v["store_tile"][1][0][s("E6")] == 1 and v["fallow"][s("G8")] == 1
-    assert v["events_out"][5] == 1 and list(v["stock"]) == g.stock and v["townsfolk"][:, 0].sum() == 6
+    assert v["store_tile"][1][0][s("E6")] == 1 and v["tile_places"][1][s("G8")] == 1
+    assert obs.state_feature(buf, "events_out_tithe") == 1 and list(obs.state_feature(buf, "stock_")) == g.stock
+    assert v["townsfolk"][:, 0].sum() == 6
 
 
 def test_info_6_public_transfers_give_the_net():
@@ -140,8 +141,8 @@ def test_info_8_layout_bounds_and_seat_first():
                 buf = obs.new_buffer()
                 obs.fill(g, seat, buf)
                 assert (buf.flat >= 0).all() and (buf.flat <= hi).all()
-                assert buf.views["supply_own"].tolist() == g.supply[seat]
-                assert buf.views["supply_total"][0] == sum(g.supply[seat])
+                assert obs.state_feature(buf, "own_").tolist() == g.supply[seat]
+                assert obs.player_feature(buf, "supply_total")[0] == sum(g.supply[seat])
 
 
 def test_incremental_fill_equals_fresh_fill():

@@ -134,5 +134,5 @@ def test_setup_18_what_setup_reveals():
         obs = Observer(g)
         buf = obs.new_buffer()
         obs.fill(g, 0, buf)
-        assert list(buf.views["supply_known"]) == known
-        assert buf.views["start_player"].sum() == 1
+        assert list(obs.player_feature(buf, "supply_known")) == known
+        assert obs.player_feature(buf, "start_player").sum() == 1
