@@ -176,8 +176,11 @@ def check_effect(
 def matches(farm, cell: int, flt: dict) -> bool:
     """Does the face-up card at ``cell`` match a FILTER? Fallow cards never match (FOG-RUL-7)."""
     info = farm.card_info(cell)
-    if info is None:
-        return False
+    return info is not None and info_matches(info, flt)
+
+
+def info_matches(info: tuple, flt: dict) -> bool:
+    """Does a card with ``info`` = (type, sub-type, ability kind) match a FILTER?"""
     kind, subtype, ability = info
     want = flt.get("type", "any")
     if want != "any" and want != kind:
@@ -216,14 +219,17 @@ def count(farm, cell: int, counter: dict) -> int:
     raise ValueError(f"unknown counter {counter!r}")
 
 
-def condition_holds(farm, cell: int, op: dict) -> bool:
+def condition_holds(farm, cell: int, op: dict, count: Callable[[Any, int, dict], int] = count) -> bool:
+    """Is the op's ``if`` condition met (or has it none)? ``count``: as for ``gain_amounts``."""
     cond = op.get("if")
     return cond is None or count(farm, cell, cond) >= cond["at_least"]
 
 
-def gain_amounts(farm, cell: int, op: dict) -> dict[str, int]:
-    """Resolve a ``gain`` op (with its per/max/if modifiers) to plain amounts."""
-    if not condition_holds(farm, cell, op):
+def gain_amounts(farm, cell: int, op: dict, count: Callable[[Any, int, dict], int] = count) -> dict[str, int]:
+    """Resolve a ``gain`` op (with its per/max/if modifiers) to plain amounts. ``count``: this module's
+    ``count`` or one with the same results (the heuristic bot passes its compiled-filter counter)."""
+    cond = op.get("if")
+    if cond is not None and count(farm, cell, cond) < cond["at_least"]:  # condition_holds
         return {}
     factor = count(farm, cell, op["per"]) if "per" in op else 1
     cap = op.get("max")

@@ -31,8 +31,9 @@ from .cards import DEFAULT_CARD_SET, PILES, CardSet, load_card_set
 from .farm import EMPTY, SILO, TOWER, Farm, geometry
 from .scoring import Score, score_farm, winners
 
-YEARS = 4
-TURNS = 6
+YEARS = 4  # FOG-GEN-2
+TURNS = 6  # Action phase turns per year (FOG-ACT-1)
+ACTIONS_PER_GAME = YEARS * TURNS  # actions A-E per player and game: 24 (FOG-ACT-1, FOG-2P-9)
 HAND_SIZE = 6
 STARTING_COINS = 15  # FOG-SETUP-4
 INCOME = {"coins": 3, "water": 2, "food": 1}  # FOG-UPKEEP-4

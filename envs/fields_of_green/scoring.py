@@ -35,28 +35,62 @@ class Score:
         return {**asdict(self), "total": self.total}
 
 
-def score_farm(farm: Farm, cards, equipment) -> Score:
-    """Score one farm. ``cards``/``equipment`` are the card set's physical card and tile lists.
-    Scoring consumes nothing (FOG-END-9); fallow cards score nothing (FOG-RUL-37)."""
+def end_game_vp(farm: Farm, cell: int, ops, gain_amounts=effects.gain_amounts) -> int:
+    """VP of the End-game ``ops`` of the card (or the tile's host) at ``cell`` (FOG-END-4, FOG-END-8).
+    ``gain_amounts``: the effect code's, or one with the same results (the heuristic bot's compiled filters)."""
+    vp = 0
+    for op in ops:
+        vp += gain_amounts(farm, cell, op).get("vp", 0)
+    return vp
+
+
+_TABLES: dict[int, tuple] = {}
+
+
+def card_tables(cards) -> tuple[list[int], list]:
+    """Per card id of a card list: its printed VP and its End-game ops (None if it has no End-game
+    ability), built once per list (the lists of a card set are shared and never change)."""
+    hit = _TABLES.get(id(cards))
+    if hit is None or hit[0] is not cards:
+        if len(_TABLES) >= 16:
+            _TABLES.clear()
+        vp = [card.vp for card in cards]
+        end_ops = [c.ability.effect if c.ability is not None and c.ability.kind == "end_game" else None for c in cards]
+        hit = _TABLES[id(cards)] = (cards, vp, end_ops)
+    return hit[1], hit[2]
+
+
+def vp_items(farm: Farm, vp, end_ops, equipment, ability_vp=end_game_vp, gain_amounts=effects.gain_amounts):
+    """The items of FOG-END-3, 4, 7 and 8 -- every item but the coins and the food -- as
+    ``(printed_vp, equipment, empty_towers, end_game)``. ``vp``, ``end_ops``: ``card_tables`` of the card
+    list; ``ability_vp(farm, cell, ops)``: the End-game VP of a location's ability (default
+    ``end_game_vp``); ``gain_amounts``: for the tiles' End-game ops. The heuristic bot's projection counts
+    its farms with these (and fractional coins and food)."""
     printed = farm.vp_tokens
     end_game = 0
+    grid, fallow = farm.grid, farm.fallow
     for cell in farm.occupied:
-        code = farm.grid[cell]
-        if code < 0 or cell in farm.fallow:
+        code = grid[cell]
+        if code < 0 or cell in fallow:
             continue
-        card = cards[code]
-        printed += card.vp
-        if card.ability is not None and card.ability.kind == "end_game":
-            for op in card.ability.effect:
-                end_game += effects.gain_amounts(farm, cell, op).get("vp", 0)
+        printed += vp[code]
+        ops = end_ops[code]
+        if ops is not None:
+            end_game += ability_vp(farm, cell, ops)
     equipment_vp = len(farm.set_aside)
     for cell, tiles in farm.equipment.items():
         for tile_id in tiles:
             tile = equipment[tile_id]
             if tile.timing == "end_game":
-                for op in tile.effect:
-                    equipment_vp += effects.gain_amounts(farm, cell, op).get("vp", 0)
-    empty = sum(1 for cell, w in farm.tower_water.items() if w == 0 and farm.grid[cell] == TOWER)
+                equipment_vp += end_game_vp(farm, cell, tile.effect, gain_amounts)
+    empty = sum(1 for cell, w in farm.tower_water.items() if w == 0 and grid[cell] == TOWER)
+    return printed, equipment_vp, empty, end_game
+
+
+def score_farm(farm: Farm, cards, equipment) -> Score:
+    """Score one farm. ``cards``/``equipment`` are the card set's physical card and tile lists.
+    Scoring consumes nothing (FOG-END-9); fallow cards score nothing (FOG-RUL-37)."""
+    printed, equipment_vp, empty, end_game = vp_items(farm, *card_tables(cards), equipment)
     return Score(
         printed_vp=printed,
         equipment=equipment_vp,

@@ -1,13 +1,4 @@
-"""Built-in bots for Fields of Green: a uniform random legal bot and a rules-aware heuristic bot.
-
-Pure Python over the engine's public API (no gymnasium / pettingzoo imports), so the environments,
-the training code, the balance report and the benchmarks all share these players.
-
-    >>> from farmgames.envs.fields_of_green import Game
-    >>> from farmgames.envs.fields_of_green.bots import make_bot, play_game
-    >>> game = play_game([make_bot("heuristic", seed=1), make_bot("random", seed=2)], seed=0)
-    >>> game.is_terminal()
-    True
+"""The rules-aware heuristic bot of Fields of Green.
 
 ``HeuristicBot`` is documented in ``docs/bots.md``. In short it is a greedy one-step lookahead:
 for a meaningful choice (the card pick and the action after the reveal) it clones the game once per
@@ -27,66 +18,30 @@ own farm before the next seat decides (``HeuristicBot._local_act``), it is done 
 (``_direct_act``, the engine's steps with the bot's sub-policies) instead of a game clone, and the
 projection of that farm reuses what does not depend on the changed cell. ``VERIFY_CACHES = True``
 recomputes every memo hit and replays every such act on a full engine clone, asserting agreement;
-tests/test_bots.py pins the decisions with recorded golden games.
+tests/fields_of_green/test_bots.py pins the decisions with recorded golden games.
 """
 
 from __future__ import annotations
 
-import random
+import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from itertools import islice
-from typing import Callable, Sequence
 
-from . import effects
-from .actions import SPLITS
-from .farm import EMPTY, SILO, TOWER, Farm
-from .game import MARKET_BASE, MARKET_PER_FOOD, RESTORE_COST, TOWER_COST
-from .game import harvest_cost as engine_harvest_cost
-from .game import harvest_discount as engine_harvest_discount
+from ...core.bots import MISS as _MISS
+from ...core.bots import Bot
+from ...core.bots import lru_get as _lru_get
+from ...core.bots import lru_put as _lru_put
+from ..actions import SPLITS
+from ..cards import PILES
+from ..farm import EMPTY, SILO, TOWER, Farm
+from ..game import ACTIONS_PER_GAME, INCOME, MARKET_BASE, MARKET_PER_FOOD, RESTORE_COST, TOWER_COST, TURNS, YEARS
+from .model import _decoded, _Model, _model_for, _reach
+from .projection import _Ctx, _Projection
 
-__all__ = ["BOTS", "Bot", "HeuristicBot", "HeuristicWeights", "RandomBot", "make_bot", "play_game"]
-
-YEARS = 4
-ACTIONS_PER_GAME = 24  # 6 actions in each of 4 years (FOG-ACT-1, FOG-2P-9)
-INCOME = {"coins": 3, "water": 2, "food": 1}  # FOG-UPKEEP-4, years 2..4
 _INCOME_COINS, _INCOME_WATER, _INCOME_FOOD = INCOME["coins"], INCOME["water"], INCOME["food"]
-
-
-class Bot:
-    """A player: ``act(game)`` returns a legal action for ``game.current_player``."""
-
-    name = "bot"
-
-    def __init__(self, seed: int = 0):
-        self.seed = int(seed)
-        self.rng = random.Random(self.seed)
-
-    def act(self, game) -> int:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def __call__(self, game) -> int:
-        return self.act(game)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(seed={self.seed})"
-
-
-class RandomBot(Bot):
-    """Uniform over the legal actions, from its own seeded ``random.Random``."""
-
-    name = "random"
-
-    def act(self, game) -> int:
-        legal = game.legal_actions()
-        if not legal:
-            raise ValueError("the game is over: there is no legal action")
-        if len(legal) == 1:
-            return legal[0]
-        return self.rng.choice(legal)
-
-
-# --------------------------------------------------------------------------------------------
-# The heuristic bot
+# The package holds the switch: ``bots.VERIFY_CACHES = True`` (tests/fields_of_green/test_bots.py) recomputes
+# every memo hit the slow way and replays every shortcut act on a full engine clone, asserting agreement.
+_SETTINGS = sys.modules[__package__]
 
 
 @dataclass(frozen=True)
@@ -117,75 +72,34 @@ def _clip_year(year: int) -> int:
     return min(max(year, 1), YEARS) - 1
 
 
-_DRAW_WEIGHT = [1 - 0.75 ** k for k in range(8)]  # 0.25 * (1 + 0.75 + 0.75^2 ...) for k cards, see _decide_split
+_DRAW_WEIGHT = [1 - 0.75**k for k in range(8)]  # 0.25 * (1 + 0.75 + 0.75^2 ...) for k cards, see _decide_split
 
 
-_MISS = object()
 # Bounds of the per-bot memo tables (entries). Old entries are dropped least recently used first.
 _SIG_CAP = 512  # farm contents -> small ids used in the other keys
 _VALUE_CAP = 512  # projected values by resulting farm (acts that are not local, see _local_act)
 _EVAL_CAP = 4096  # values of (farm, action) by the lookahead
 _FARM_CAP = 64  # per-farm-state tables of cheap estimates
 _CELL_CAP = 20_000  # harvest plan entries and resolved gains shared by projections (see _Projection)
-# Set to True (tests, debugging) to recompute every memo hit the slow way and assert it agrees.
-VERIFY_CACHES = False
-
-
-def _lru_get(table: dict, key):
-    value = table.pop(key, _MISS)
-    if value is not _MISS:
-        table[key] = value  # most recently used last
-    return value
-
-
-def _lru_put(table: dict, key, value, cap: int) -> None:
-    table[key] = value
-    if len(table) > cap:
-        for old in list(islice(table, len(table) - cap + cap // 8)):
-            del table[old]
-
-
-_DECODED: dict[int, tuple] = {}
-_REACH: dict[int, tuple] = {}
-
-
-def _reach(geometry) -> list[tuple[int, ...]]:
-    """Per cell, the other cells a tower there could ever reach (FOG-WATER-4: adjacent or at distance 2)."""
-    hit = _REACH.get(id(geometry))
-    if hit is None or hit[0] is not geometry:
-        if len(_REACH) >= 32:
-            _REACH.clear()
-        near = [set(n) for n in geometry.neighbours]
-        for t, c in geometry.between:
-            near[t].add(c)
-        hit = _REACH[id(geometry)] = (geometry, [tuple(sorted(cells)) for cells in near],
-                                      [frozenset(cells) for cells in near])
-    return hit[1]
-
-
-def _reach_sets(geometry) -> list[frozenset]:
-    _reach(geometry)
-    return _REACH[id(geometry)][2]
-
-
-def _decoded(layout) -> list[tuple[str, int]]:
-    """``[layout.decode(a) for a in range(layout.size)]``, built once per layout (layouts are shared)."""
-    hit = _DECODED.get(id(layout))
-    if hit is None or hit[0] is not layout:
-        if len(_DECODED) >= 32:
-            _DECODED.clear()
-        hit = _DECODED[id(layout)] = (layout, [layout.decode(a) for a in range(layout.size)])
-    return hit[1]
 
 
 def _farm_sig(f: Farm) -> tuple:
     """Everything of a farm that the bot's estimates and projection can read (not its version)."""
     eq = f.equipment
     return (
-        tuple(f.grid), tuple(f.occupied), tuple(sorted(f.fallow)) if f.fallow else (), tuple(sorted(f.frontier)),
-        tuple(f.tower_water.items()), tuple(f.tower_capacity.items()), tuple(f.silo_capacity.items()),
-        f.food, f.coins, f.vp_tokens, tuple([(k, tuple(v)) for k, v in eq.items()]) if eq else (),
-        tuple(f.set_aside), f.actions_taken,
+        tuple(f.grid),
+        tuple(f.occupied),
+        tuple(sorted(f.fallow)) if f.fallow else (),
+        tuple(sorted(f.frontier)),
+        tuple(f.tower_water.items()),
+        tuple(f.tower_capacity.items()),
+        tuple(f.silo_capacity.items()),
+        f.food,
+        f.coins,
+        f.vp_tokens,
+        tuple([(k, tuple(v)) for k, v in eq.items()]) if eq else (),
+        tuple(f.set_aside),
+        f.actions_taken,
     )
 
 
@@ -213,680 +127,6 @@ def _clone_own(game, p: int):
     return g
 
 
-_MODELS: dict[int, "_Model"] = {}
-
-
-def _model_for(cards) -> "_Model":
-    """The (read-only, shared by every bot) model of a card set."""
-    model = _MODELS.get(id(cards))
-    if model is None or model.cards is not cards:
-        if len(_MODELS) >= 8:
-            _MODELS.clear()
-        model = _MODELS[id(cards)] = _Model(cards)
-    return model
-
-
-class _Model:
-    """Per card set: card and tile records flattened for speed, the compiled card filters, and the
-    harvest-location memo of the projection (per weights, see ``_Projection``). Shared by all bots."""
-
-    def __init__(self, cards):
-        self.cards = cards
-        self.cell_memos: dict = {}  # HeuristicWeights -> {footprint key: entry}
-        self.locs = cards.locations
-        self.tiles = cards.equipment
-        self.info = [(c.pile, c.subtype, c.ability_kind) for c in self.locs]  # as Game._info / Farm.info
-        self.global_ops: list[bool] = []  # ability uses farm-wide counters (farm / distinct_subtypes)
-        self.adjacent_ops: list[bool] = []  # ability uses adjacency counters
-        self.adjacent_max: list[int] = []  # how many more neighbours such an ability may reward
-        for card in self.locs:
-            ops = card.ability.effect if card.ability else ()
-            g = a = False
-            most = 0
-            for op in ops:
-                for key in ("per", "if"):
-                    counter = op.get(key)
-                    if counter:
-                        if "farm" in counter or "distinct_subtypes" in counter or "fallow" in counter:
-                            g = True
-                        if "adjacent" in counter:
-                            a = True
-                            if key == "per":
-                                most += op.get("max", 4)
-                            else:
-                                most += counter.get("at_least", 1)
-            self.global_ops.append(g)
-            self.adjacent_ops.append(a)
-            self.adjacent_max.append(min(most, 4))
-        self.pile_cards = {pile: cards.pile_cards(pile) for pile in ("Field", "Livestock", "Construction", "Building")}
-        self.any_neighbour_tiles = {i for i, t in enumerate(self.tiles) if t.timing in ("end_game", "harvest")}
-        self.harvest_kind = [c.ability_kind == "harvest" for c in self.locs]
-        self.vp = [c.vp for c in self.locs]
-        self.end_ops = [c.ability.effect if c.ability is not None and c.ability.kind == "end_game" else None
-                        for c in self.locs]
-        # the card's ability counts something on the farm ("if" / "per"), so its value depends on the cell
-        self.counting = [any("if" in op or "per" in op for op in (c.ability.effect if c.ability else ()))
-                         for c in self.locs]
-        self._match: dict[int, tuple[dict, frozenset]] = {}
-        self._const: dict[int, tuple[dict, dict]] = {}  # gains without "if"/"per": the same amounts anywhere
-        self._specs: dict[tuple, tuple] = {}
-        self.spec0: list = [None] * len(self.locs)  # harvest_spec(code, ()) once known
-        # end-game abilities that only count neighbours (their VP are shared by footprint)
-        self.end_local = [ops is not None and all(
-            "adjacent" in op.get(k, ("adjacent",)) for op in ops for k in ("if", "per")) for ops in self.end_ops]
-
-    def harvest_spec(self, code: int, tiles: tuple) -> tuple:
-        """(ops, cost, level, trade) of a harvest location with these tiles: its ability's ops then its
-        harvest-timed tiles' ops, its harvest cost after discounts, what its counters read (0 nothing,
-        1 only its neighbours and its own tiles, 2 more of the farm) and whether it trades."""
-        key = (code, tiles)
-        spec = self._specs.get(key)
-        if spec is None:
-            rec = self.locs[code]
-            ops = rec.ability.effect
-            if tiles:
-                ops = list(ops)
-                for tile_id in tiles:
-                    if self.tiles[tile_id].timing == "harvest":
-                        ops.extend(self.tiles[tile_id].effect)
-            cost = rec.harvest_cost
-            dc, dw, df = engine_harvest_discount(tiles, self.tiles)
-            coins, water, food = cost.coins - dc, cost.water - dw, cost.food - df
-            level, trade = 0, False
-            for op in ops:
-                trade = trade or "trade" in op
-                for k in ("if", "per"):
-                    counter = op.get(k)
-                    if counter is not None:
-                        if "adjacent" in counter or counter.get("equipment") == "here":
-                            level = max(level, 1)
-                        else:
-                            level = 2
-            spec = self._specs[key] = (ops, (max(coins, 0), max(water, 0), max(food, 0)), level, trade)
-            if not tiles:
-                self.spec0[code] = spec
-        return spec
-
-    # ---- effects.count / condition_holds / gain_amounts, same results, with precompiled filters
-
-    def match_codes(self, flt: dict) -> frozenset:
-        """Grid codes whose card matches ``flt`` as ``effects.matches`` (fallow checked by the caller)."""
-        hit = self._match.get(id(flt))
-        if hit is not None and hit[0] is flt:
-            return hit[1]
-        want = flt.get("type", "any")
-
-        def ok(info) -> bool:
-            kind, subtype, ability = info
-            if want != "any" and want != kind:
-                return False
-            if "subtype" in flt and flt["subtype"] != subtype:
-                return False
-            if "ability" in flt and flt["ability"] != ability:
-                return False
-            return True
-
-        codes = {code for code, info in enumerate(self.info) if ok(info)}
-        if ok(("WaterTower", None, "none")):
-            codes.add(TOWER)
-        if ok(("Silo", None, "none")):
-            codes.add(SILO)
-        out = frozenset(codes)
-        self._match[id(flt)] = (flt, out)
-        return out
-
-    def count(self, farm: Farm, cell: int, counter: dict) -> int:
-        """``effects.count``: a face-up location matches unless fallow; towers and silos never are."""
-        if "adjacent" in counter:
-            codes = self.match_codes(counter["adjacent"])
-            grid, fallow = farm.grid, farm.fallow
-            n = 0
-            for c in farm.geometry.neighbours[cell]:
-                code = grid[c]
-                if code in codes and (code < 0 or c not in fallow):
-                    n += 1
-            return n
-        if "farm" in counter:
-            codes = self.match_codes(counter["farm"])
-            grid, fallow = farm.grid, farm.fallow
-            n = 0
-            for c in farm.occupied:
-                code = grid[c]
-                if code in codes and (code < 0 or c not in fallow):
-                    n += 1
-            return n
-        if "distinct_subtypes" in counter:
-            kind = counter["distinct_subtypes"]
-            info, grid, fallow = self.info, farm.grid, farm.fallow
-            seen = set()
-            for c in farm.occupied:
-                code = grid[c]
-                if code >= 0 and c not in fallow:
-                    i = info[code]
-                    if i[0] == kind and i[1]:
-                        seen.add(i[1])
-            return len(seen)
-        return effects.count(farm, cell, counter)
-
-    def holds(self, farm: Farm, cell: int, op: dict) -> bool:
-        cond = op.get("if")
-        return cond is None or self.count(farm, cell, cond) >= cond["at_least"]
-
-    def gain_amounts(self, farm: Farm, cell: int, op: dict) -> dict:
-        """``effects.gain_amounts``. The dict may be shared: callers must not change it."""
-        hit = self._const.get(id(op))
-        if hit is not None and hit[0] is op:
-            return hit[1]
-        if "if" not in op and "per" not in op:
-            cap = op.get("max")
-            out = {}
-            for res, amount in op["gain"].items():
-                total = amount if cap is None else min(amount, cap)
-                if total:
-                    out[res] = total
-            self._const[id(op)] = (op, out)
-            return out
-        cond = op.get("if")
-        if cond is not None and self.count(farm, cell, cond) < cond["at_least"]:
-            return {}
-        factor = self.count(farm, cell, op["per"]) if "per" in op else 1
-        cap = op.get("max")
-        out = {}
-        for res, amount in op["gain"].items():
-            total = amount * factor
-            if cap is not None:
-                total = min(total, cap)
-            if total:
-                out[res] = total
-        return out
-
-    def harvest_cost(self, farm: Farm, cell: int) -> tuple[int, int, int]:
-        """Harvest cost after permanent equipment discounts (Game.harvest_cost, on any farm)."""
-        return engine_harvest_cost(farm, cell, self.locs, self.tiles)
-
-
-@dataclass
-class _Ctx:
-    """Per-decision context: the deciding seat, the year and its resource values."""
-
-    year: int
-    harvests: int  # Harvest phases still ahead whose income a new location would see
-    coin: float
-    food: float
-    water: float
-    eq: float
-    y: int = 0  # index of the year's values (year - 1, clipped to 0..3)
-
-    def value(self, amounts: dict) -> float:
-        return (
-            amounts.get("coins", 0) * self.coin + amounts.get("food", 0) * self.food
-            + amounts.get("water", 0) * self.water + amounts.get("vp", 0)
-        )
-
-
-class _Projection:
-    """One run of the projection on a copy ``f`` of a farm: the remaining Harvest phases with income,
-    then the final count (``HeuristicBot._value``).
-
-    The grid does not change while projecting, so tower ranges and harvest costs are worked out once.
-    Counts on the farm (ability gains, conditions, the water each tower's range asks for, the harvest
-    order) only change when a location turns fallow, so they are kept until then (an "epoch"). A
-    harvest location whose ops only count its neighbours (or nothing) gets its harvest priority and
-    resolved gains from the bot's ``_cell_memo``, keyed by the card, its tiles and its neighbours' cards
-    (a fallow neighbour counts as empty), so projections of candidate farms share them."""
-
-    __slots__ = ("bot", "m", "f", "ctx", "y", "towers", "hcells", "plan", "tin", "gains", "conds", "demand",
-                 "fx", "order", "shared", "tmpl", "near", "tin_tmpl", "far", "same_plan")
-
-    def __init__(self, bot: "HeuristicBot", f: Farm, ctx: _Ctx, tmpl: dict | None = None, changed=None):
-        """``tmpl``: a template of the farm the decision started from (``HeuristicBot._template``),
-        when ``f`` differs from it at most on the cell ``changed`` (None: on no cell of the grid). Its
-        ``entry`` results serve every location but that cell and its neighbours while no location has
-        turned fallow, and its tower ranges every cell out of the changed cell's reach."""
-        m = bot._model
-        self.bot = bot
-        self.m = m
-        self.f = f
-        self.ctx = ctx
-        self.y = ctx.y
-        self.shared = bot._cell_memo
-        self.towers = sorted(f.tower_water)  # no tower is built while projecting
-        self.tmpl = tmpl
-        self.tin_tmpl = None
-        self.near = ()
-        self.far = None
-        grid, harvest_kind = f.grid, m.harvest_kind
-        self.same_plan = False  # the first epoch's plan is the decision farm's (kept in the template)
-        self.plan: dict[int, tuple] = {}  # the order of later projected harvests reuses the first one's
-        self.fx: dict[int, list] = {}  # cell -> its harvest ops resolved on the current epoch
-        self.order = None  # (sorted plan, consumers) of the current epoch
-        if tmpl is not None:
-            # locations with a harvest ability, in farm order (fallow ones are skipped where used)
-            self.hcells = tmpl["hcells"]
-            self.tin_tmpl = tmpl["tin"]
-            self.same_plan = True
-            if changed is not None:
-                self.near = near = (changed,) + f.geometry.neighbours[changed]
-                self.far = _reach_sets(f.geometry)[changed]  # cells whose tower ranges may differ
-                code = grid[changed]
-                if code >= 0 and harvest_kind[code] and changed not in tmpl["hset"]:
-                    self.hcells = self.hcells + [changed]  # a new location: last on the farm
-                hset = tmpl["hset"]
-                self.same_plan = not any(c in hset for c in near) and len(self.hcells) == len(hset)
-            if self.same_plan:
-                run = tmpl.get("run")
-                if run is not None:
-                    self.order, fx, plan = run
-                    self.fx = dict(fx)
-                    self.plan = dict(plan)
-        else:
-            self.hcells = [c for c in f.occupied if grid[c] >= 0 and harvest_kind[grid[c]]]
-        self.tin: dict[int, list[int]] = {}  # cell -> towers in range
-        self.gains: dict = {}
-        self.conds: dict = {}
-        self.demand: dict[int, int] = {}
-
-    def fallow_changed(self) -> None:
-        self.tmpl = None
-        self.gains.clear()
-        self.conds.clear()
-        self.demand.clear()
-        self.fx.clear()
-        self.order = None
-
-    def gain(self, cell: int, op: dict) -> dict:
-        key = (id(op), cell)
-        a = self.gains.get(key)
-        if a is None:
-            a = self.gains[key] = self.m.gain_amounts(self.f, cell, op)
-        return a
-
-    def holds(self, cell: int, op: dict) -> bool:
-        if "if" not in op:
-            return True
-        key = (id(op), cell)
-        h = self.conds.get(key)
-        if h is None:
-            h = self.conds[key] = self.m.holds(self.f, cell, op)
-        return h
-
-    def spec(self, cell: int) -> tuple:
-        f = self.f
-        tiles = f.equipment.get(cell)
-        return self.m.harvest_spec(f.grid[cell], tuple(tiles) if tiles else ())
-
-    def towers_in_range(self, cell: int) -> list[int]:
-        t = self.tin.get(cell)
-        if t is None:
-            shared = self.tin_tmpl
-            if shared is not None and (self.far is None or cell not in self.far):
-                t = shared.get(cell)  # out of the changed cell's reach: as on the decision's farm
-                if t is None:
-                    in_range = self.f.tower_in_range
-                    t = shared[cell] = [tower for tower in self.towers if in_range(tower, cell)]
-            else:
-                in_range = self.f.tower_in_range
-                t = [tower for tower in self.towers if in_range(tower, cell)]
-            self.tin[cell] = t
-        return t
-
-    def tower_demand(self, tower: int) -> int:
-        """``HeuristicBot._tower_demand`` on the projected farm."""
-        d = self.demand.get(tower)
-        if d is None:
-            d = 0
-            fallow = self.f.fallow
-            for cell in self.hcells:
-                if cell not in fallow and tower in self.towers_in_range(cell):
-                    d += self.spec(cell)[1][1]
-            self.demand[tower] = d
-        return d
-
-    def ops_value(self, cell: int, ops: Sequence[dict]) -> float:
-        """``HeuristicBot._ops_value`` (not vp_only) on the projected farm."""
-        ctx, f = self.ctx, self.f
-        total = 0.0
-        for op in ops:
-            if "gain" in op:
-                total += ctx.value(self.gain(cell, op))
-            elif not self.holds(cell, op):
-                continue
-            elif "gain_equipment" in op:
-                total += op["gain_equipment"] * ctx.eq
-            elif "raise_capacity" in op:
-                total += 0.25 * op["raise_capacity"]["by"]
-            elif "trade" in op:
-                t = op["trade"]
-                net = ctx.value(t["gain"]) - ctx.value(t["pay"])
-                if net > 0:
-                    times = t["max_times"]
-                    pay = t["pay"]
-                    if pay.get("coins"):
-                        times = min(times, f.coins // pay["coins"])
-                    if pay.get("food"):
-                        times = min(times, f.food // pay["food"])
-                    total += net * max(times, 0)
-        return total
-
-    def store_water(self, amount: int) -> None:
-        """Each token on the tower with room whose range asks most (beyond its water), lowest cell first."""
-        tw, cap = self.f.tower_water, self.f.tower_capacity
-        towers = self.towers
-        if len(towers) == 1:
-            t = towers[0]
-            for _ in range(amount):
-                if tw[t] >= cap[t]:
-                    return
-                tw[t] += 1
-            return
-        demand = self.tower_demand
-        for _ in range(amount):
-            rooms = [t for t in towers if tw[t] < cap[t]]
-            if not rooms:
-                return
-            best = max(rooms, key=lambda t: (demand(t) - tw[t], -t))
-            tw[best] += 1
-
-    def compute_fx(self, cell: int, ops: Sequence[dict]) -> list | tuple:
-        """The ops of a harvest location on the current epoch: a tuple (coins, vp, food, water) when they
-        are only gains, else a list of gains as (coins, vp, food, water, None) and other ops whose
-        condition holds as (0, 0, 0, 0, op)."""
-        fx = []
-        for op in ops:
-            if "gain" in op:
-                a = self.gain(cell, op)
-                if a:
-                    fx.append((a.get("coins", 0), a.get("vp", 0), a.get("food", 0), a.get("water", 0), None))
-            elif self.holds(cell, op):
-                fx.append((0, 0, 0, 0, op))
-        if all(e[4] is None for e in fx):
-            # only gains: one sum does the same (food is capped once for the total, and water
-            # tokens are stored one at a time either way; nothing in between reads them)
-            fx = (sum(e[0] for e in fx), sum(e[1] for e in fx), sum(e[2] for e in fx), sum(e[3] for e in fx))
-        return fx
-
-    def entry(self, cell: int) -> tuple:
-        """(spec, shared entry or None) of a face-up harvest location on the current epoch; fills
-        ``fx[cell]``. The shared entry ``[fx, {(year, cost): (-priority, food gain)}]`` is keyed by what
-        the location's counters read: its ops (card and tiles; "equipment here" counts tiles, which
-        give the location its own ops list) and, if they count neighbours, the neighbours' cards (a
-        fallow one as empty)."""
-        tmpl = self.tmpl
-        if tmpl is not None:
-            if cell in self.near:
-                tmpl = None
-            else:
-                hit = tmpl.get(cell)
-                if hit is not None:
-                    self.fx[cell] = hit[1][0]
-                    return hit[0], hit[1]
-        f = self.f
-        grid = f.grid
-        code = grid[cell]
-        tiles = f.equipment.get(cell)
-        spec = (self.m.spec0[code] if not tiles else None) or self.m.harvest_spec(code, tuple(tiles) if tiles else ())
-        level = spec[2]
-        if level == 2:
-            self.fx[cell] = self.compute_fx(cell, spec[0])
-            return spec, None
-        if level:
-            fallow = f.fallow
-            fp = []
-            for n in f.geometry.neighbours[cell]:
-                c = grid[n]
-                fp.append(c if c < 0 or n not in fallow else EMPTY)
-            key = (tuple(fp), id(spec[0]))
-        else:
-            key = id(spec[0])
-        ent = self.shared.get(key)
-        if ent is None:
-            ent = [self.compute_fx(cell, spec[0]), {}]
-            self.bot._share(key, ent)
-        self.fx[cell] = ent[0]
-        if tmpl is not None:
-            tmpl[cell] = (spec, ent, None)  # the plan item is added by make_plan
-        return spec, ent
-
-    def make_plan(self) -> tuple[list, int]:
-        """The harvest order of the current epoch (the priorities are the first epoch's), and each
-        location's resolved ops (``fx``)."""
-        fallow = self.f.fallow
-        plan = []
-        memo = self.plan
-        fxs = self.fx
-        y = self.y
-        tmpl, near = self.tmpl, self.near
-        shared_only = True  # no location depends on more than its neighbours (or trades)
-        for c in self.hcells:
-            if c in fallow:
-                continue
-            if tmpl is not None and c not in near:  # first epoch: as on the decision's farm
-                hit = tmpl.get(c)
-                if hit is not None and hit[2] is not None:
-                    fxs[c] = hit[1][0]
-                    memo[c] = hit[2]
-                    plan.append(hit[2])
-                    continue
-            spec, ent = self.entry(c)
-            if ent is None or spec[3]:
-                shared_only = False
-            item = memo.get(c)
-            if item is None:
-                ops, cost, level, trade = spec
-                if trade:
-                    ent = None  # the priority of a trade depends on the coins and food at hand
-                hit = ent[1].get((y, cost)) if ent is not None else None
-                if hit is not None:
-                    item = (hit[0], c, cost, ops, hit[1])
-                else:
-                    food_gain = 0
-                    for op in ops:
-                        if "gain" in op:
-                            food_gain += self.gain(c, op).get("food", 0)
-                    if food_gain > cost[2]:
-                        prio = (100.0 if not any(cost) else 60.0) + food_gain
-                    elif not any(cost):
-                        prio = 90.0
-                    elif cost[2]:
-                        prio = 20.0 + self.ops_value(c, ops) / cost[2]
-                    else:
-                        prio = 40.0
-                    item = (-prio, c, cost, ops, food_gain)
-                    if ent is not None:
-                        ent[1][(y, cost)] = (-prio, food_gain)
-                memo[c] = item
-                if ent is not None and tmpl is not None and c not in near:
-                    tmpl[c] = (spec, ent, item)
-            plan.append(item)
-        plan.sort()
-        run = [(item[1], item[2][0], item[2][1], item[2][2], item[4], item[3]) for item in plan]
-        self.order = order = (run, sum(1 for item in plan if item[2][2]))
-        if self.same_plan and shared_only and tmpl is not None:
-            tmpl["run"] = (order, dict(fxs), dict(memo))
-        return order
-
-    def harvest(self) -> float:
-        """One Harvest phase with the harvest policy; unpaid locations turn fallow. Returns side value
-        (equipment draws) not visible on the farm. Order as ``_decide_harvest``: free abilities and food
-        producers first, consumers after; a producer whose food would overflow waits while food is there
-        for consumers; then a second pass for what is left. (Coins, food and VP tokens are kept in locals
-        and written back around the steps that read the farm.)"""
-        run, consumers = self.order or self.make_plan()
-        if not run:
-            return 0.0
-        f = self.f
-        fxs = self.fx
-        tins = self.tin
-        tw = f.tower_water
-        extra = 0.0
-        waiting = []
-        cap = f.food_capacity
-        f_coins, f_food, f_vp = f.coins, f.food, f.vp_tokens
-        for step in run:
-            c, coins, water, food, food_gain, ops = step
-            if food_gain > food and consumers and f_food - food + food_gain > cap and f_food:
-                waiting.append(step)
-                continue
-            if f_coins < coins or f_food < food:
-                waiting.append(step)
-                continue
-            if water:
-                tin = tins.get(c)
-                if tin is None:
-                    tin = self.towers_in_range(c)
-                if len(tin) == 1:  # pay_water with one tower in range
-                    t = tin[0]
-                    if tw[t] < water:
-                        waiting.append(step)
-                        continue
-                    tw[t] -= water
-                elif not self.pay_water(c, water):
-                    waiting.append(step)
-                    continue
-            f_coins -= coins
-            f_food -= food
-            fx = fxs[c]
-            if fx.__class__ is tuple:
-                f_coins += fx[0]
-                f_vp += fx[1]
-                if fx[2]:
-                    room = cap - f_food
-                    f_food += room if room < fx[2] else fx[2]
-                if fx[3]:
-                    self.store_water(fx[3])
-            else:
-                f.coins, f.food, f.vp_tokens = f_coins, f_food, f_vp
-                extra += self.apply_ops(c, fx)
-                f_coins, f_food, f_vp = f.coins, f.food, f.vp_tokens
-                cap = f.food_capacity
-            if food:
-                consumers -= 1
-        for step in waiting:
-            c, coins, water, food, _, ops = step
-            if f_coins < coins or f_food < food or (water and not self.pay_water(c, water)):
-                # FOG-HARVEST-5: unpaid -> fallow, equipment lost
-                f.fallow.add(c)
-                f.equipment.pop(c, None)
-                self.fallow_changed()
-                continue
-            f_coins -= coins
-            f_food -= food
-            fx = fxs.get(c)  # a location may have turned fallow since the plan: resolve again
-            if fx is None:
-                self.entry(c)
-                fx = fxs[c]
-            if fx.__class__ is tuple:
-                f_coins += fx[0]
-                f_vp += fx[1]
-                if fx[2]:
-                    room = cap - f_food
-                    f_food += room if room < fx[2] else fx[2]
-                if fx[3]:
-                    self.store_water(fx[3])
-            else:
-                f.coins, f.food, f.vp_tokens = f_coins, f_food, f_vp
-                extra += self.apply_ops(c, fx)
-                f_coins, f_food, f_vp = f.coins, f.food, f.vp_tokens
-                cap = f.food_capacity
-        f.coins, f.food, f.vp_tokens = f_coins, f_food, f_vp
-        return extra
-
-    def pay_water(self, cell: int, water: int) -> bool:
-        """Pay ``water`` from the towers in range, fullest first (nothing if they hold too little)."""
-        tw = self.f.tower_water
-        towers = self.towers_in_range(cell)
-        if len(towers) == 1:  # the usual case: one tower pays it all
-            t = towers[0]
-            if tw[t] < water:
-                return False
-            tw[t] -= water
-            return True
-        towers = [t for t in towers if tw[t]]
-        if sum(tw[t] for t in towers) < water:
-            return False
-        for _ in range(water):
-            t = max(towers, key=lambda t: (tw[t], -t))
-            tw[t] -= 1
-        return True
-
-    def apply_ops(self, cell: int, fx: list) -> float:
-        f = self.f
-        extra = 0.0
-        for coins, vp, food, water, op in fx:
-            if op is None:
-                f.coins += coins
-                f.vp_tokens += vp
-                if food:
-                    f.gain_food(food)
-                if water:
-                    self.store_water(water)
-            elif "gain_equipment" in op:
-                extra += op["gain_equipment"] * self.ctx.eq
-            elif "raise_capacity" in op:
-                target = op["raise_capacity"]["target"]
-                pool = f.silo_capacity if target == "silo" else f.tower_capacity
-                if pool:
-                    pool[min(pool)] += op["raise_capacity"]["by"]
-            elif "trade" in op:
-                times = self.bot._trade_times(f, op["trade"], self.ctx)
-                t = op["trade"]
-                f.coins -= t["pay"].get("coins", 0) * times
-                f.food -= t["pay"].get("food", 0) * times
-                g = t["gain"]
-                f.coins += g.get("coins", 0) * times
-                f.vp_tokens += g.get("vp", 0) * times
-                if g.get("food"):
-                    f.gain_food(g["food"] * times)
-                if g.get("water"):
-                    self.store_water(g["water"] * times)
-        return extra
-
-    def final_value(self) -> float:
-        """FOG-END-3..8 on the projected farm, with fractional coins and food (as scoring.score_farm).
-        The VP are whole numbers, so they are added up as integers (the same float in the end)."""
-        f, m = self.f, self.m
-        total = f.vp_tokens + len(f.set_aside)
-        grid, fallow = f.grid, f.fallow
-        vp, end_ops, end_local = m.vp, m.end_ops, m.end_local
-        neighbours = f.geometry.neighbours
-        shared = self.shared
-        for cell in f.occupied:
-            code = grid[cell]
-            if code < 0 or cell in fallow:
-                continue
-            total += vp[code]
-            ops = end_ops[code]
-            if ops:
-                if end_local[code]:
-                    fp = []
-                    for n in neighbours[cell]:
-                        c = grid[n]
-                        fp.append(c if c < 0 or n not in fallow else EMPTY)
-                    key = ("end", tuple(fp), id(ops))
-                    got = shared.get(key)
-                    if got is None:
-                        got = 0
-                        for op in ops:
-                            got += m.gain_amounts(f, cell, op).get("vp", 0)
-                        self.bot._share(key, got)
-                    total += got
-                else:
-                    for op in ops:
-                        total += m.gain_amounts(f, cell, op).get("vp", 0)
-        if f.equipment:
-            tiles = m.tiles
-            for cell, held in f.equipment.items():
-                for tile_id in held:
-                    tile = tiles[tile_id]
-                    if tile.timing == "end_game":
-                        for op in tile.effect:
-                            total += m.gain_amounts(f, cell, op).get("vp", 0)
-        total = float(total)
-        total += f.coins / 3 + f.food / 2
-        total += sum(1 for c, wt in f.tower_water.items() if wt == 0 and grid[c] == TOWER)
-        return total
-
-
 class HeuristicBot(Bot):
     """Greedy one-step lookahead over a projected value of the player's farm (see module docstring
     and docs/bots.md). Deterministic for a given seed; ``weights`` overrides the numbers.
@@ -894,16 +134,25 @@ class HeuristicBot(Bot):
     Speed: results that depend only on a farm's contents (the projection, the lookahead value of an
     action, the cheap estimates) are memoised per bot in bounded LRU tables keyed by the farm's full
     contents, so e.g. the act decision reuses what its pick already evaluated; the decisions are the
-    same as without the tables (``VERIFY_CACHES`` checks every hit). The card-set model and the
+    same as without the tables (``bots.VERIFY_CACHES`` checks every hit). The card-set model and the
     harvest-location memo of the projection are shared by the bots with the same weights."""
 
     name = "heuristic"
 
     # the lookahead's shortcuts (_direct_act, the memo of act values) reproduce these methods as defined
     # here; a subclass that overrides one of them gets the plain lookahead
-    _SHORTCUT_METHODS = ("_value", "_project", "_resolve_own", "_decide_pay_water", "_decide_store_water",
-                         "_decide_attach", "_decide_ability_target", "_decide_ability_option", "_tower_demand",
-                         "_trade_times")
+    _SHORTCUT_METHODS = (
+        "_value",
+        "_project",
+        "_resolve_own",
+        "_decide_pay_water",
+        "_decide_store_water",
+        "_decide_attach",
+        "_decide_ability_target",
+        "_decide_ability_option",
+        "_tower_demand",
+        "_trade_times",
+    )
 
     def __init__(self, seed: int = 0, weights: HeuristicWeights | None = None, **overrides):
         super().__init__(seed)
@@ -984,7 +233,8 @@ class HeuristicBot(Bot):
             harvests = YEARS - year + (0 if in_harvest else 1)
             w = self.w
             ctx = self._ctxs[(year, in_harvest)] = _Ctx(
-                year, max(harvests, 0), w.coin[y], w.food[y], w.water[y], w.equipment_draw, y)
+                year, max(harvests, 0), w.coin[y], w.food[y], w.water[y], w.equipment_draw, y
+            )
         return ctx
 
     def _template(self, farm: Farm) -> dict:
@@ -1057,7 +307,9 @@ class HeuristicBot(Bot):
             value = fc[key] = self._quick_build_now(farm, card, cell, ctx, fc)
         return value
 
-    def _quick_build_now(self, farm: Farm, card: int, cell: int, ctx: _Ctx, fc: dict | None) -> float:
+    def _quick_build_now(  # noqa: C901 - the bot's hottest path: its memo shortcuts stay inline
+        self, farm: Farm, card: int, cell: int, ctx: _Ctx, fc: dict | None
+    ) -> float:
         m = self._model
         rec = m.locs[card]
         if fc is not None and not m.counting[card] and cell not in farm.equipment:
@@ -1082,8 +334,9 @@ class HeuristicBot(Bot):
                 flat = fc.get(key)
                 if flat is None:
                     cost = rec.cost
-                    flat = fc[key] = (value + 0.0 - 0.0 - cost.coins * ctx.coin - cost.water * ctx.water
-                                      - cost.food * ctx.food)
+                    flat = fc[key] = (
+                        value + 0.0 - 0.0 - cost.coins * ctx.coin - cost.water * ctx.water - cost.food * ctx.food
+                    )
                 return flat
             before = self._neighbour_scores(farm, cell, ctx, fc)
             after = fc.get(("nbr", cell, m.info[card]))
@@ -1146,7 +399,8 @@ class HeuristicBot(Bot):
                 else:
                     coins, water, food = m.harvest_cost(farm, cell)
                     per = self._ops_value(farm, cell, ability.effect, ctx) - (
-                        coins * ctx.coin + water * ctx.water + food * ctx.food)
+                        coins * ctx.coin + water * ctx.water + food * ctx.food
+                    )
                     if water and not any(farm.tower_in_range(t, cell) for t in farm.tower_water):
                         value = -0.5  # no tower in range: it would turn fallow at the harvest
                     else:
@@ -1194,7 +448,8 @@ class HeuristicBot(Bot):
                 cost = rec.harvest_cost  # the card is not on the grid: no equipment discounts
                 coins, water, food = max(cost.coins, 0), max(cost.water, 0), max(cost.food, 0)
                 per = self._ops_value(farm, cell, ability.effect, ctx) - (
-                    coins * ctx.coin + water * ctx.water + food * ctx.food)
+                    coins * ctx.coin + water * ctx.water + food * ctx.food
+                )
                 value += max(per, -0.5) * ctx.harvests
         return value, water
 
@@ -1272,8 +527,9 @@ class HeuristicBot(Bot):
             m = self._model
             thirsty = fc.get("thirsty") if fc is not None else None
             if thirsty is None:  # face-up locations with a water harvest cost
-                thirsty = [c for c in farm.occupied
-                           if grid[c] >= 0 and c not in farm.fallow and m.harvest_cost(farm, c)[1]]
+                thirsty = [
+                    c for c in farm.occupied if grid[c] >= 0 and c not in farm.fallow and m.harvest_cost(farm, c)[1]
+                ]
                 if fc is not None:
                     fc["thirsty"] = thirsty
             for c in thirsty:
@@ -1306,12 +562,20 @@ class HeuristicBot(Bot):
         if value is _MISS:
             value = self._project(game.year, in_harvest, farm, pending_equipment)
             _lru_put(self._values, key, value, _VALUE_CAP)
-        elif VERIFY_CACHES:
+        elif _SETTINGS.VERIFY_CACHES:
             assert value == self._project(game.year, in_harvest, farm, pending_equipment)
         return value
 
-    def _project(self, year: int, in_harvest: bool, farm: Farm, pending_equipment: int, owned: bool = False,
-                 tmpl: dict | None = None, changed=None) -> float:
+    def _project(
+        self,
+        year: int,
+        in_harvest: bool,
+        farm: Farm,
+        pending_equipment: int,
+        owned: bool = False,
+        tmpl: dict | None = None,
+        changed=None,
+    ) -> float:
         """The projection behind ``_value``; ``owned``: ``farm`` is a scratch copy it may change;
         ``tmpl``, ``changed``: see ``_Projection``."""
         w = self.w
@@ -1427,11 +691,15 @@ class HeuristicBot(Bot):
         if kind == "pick":
             return below[1] != p and bool(game.display if game.two_player else game.hands[below[1]])
         if kind == "after_turn2":  # 2 players: refill the display, then the other seat picks
-            return (len(st) >= 4 and st[-3] == ("turn2", below[1] + 1) and st[-4][0] == "pick"
-                    and st[-4][1] != p and bool(game.display))
+            return (
+                len(st) >= 4
+                and st[-3] == ("turn2", below[1] + 1)
+                and st[-4][0] == "pick"
+                and st[-4][1] != p
+                and bool(game.display)
+            )
         if kind == "end_turn":  # 3-4 players: the next turn starts with the first player's pick
-            return (len(st) >= 3 and st[-3][0] == "turn" and not game.two_player
-                    and bool(game.hands[game.first_player]))
+            return len(st) >= 3 and st[-3][0] == "turn" and not game.two_player and bool(game.hands[game.first_player])
         return False
 
     def _eval_prefix(self, game, p: int, sid: int | None = None):
@@ -1456,10 +724,10 @@ class HeuristicBot(Bot):
         # the picked card only matters to a build (other actions discard it)
         key = (sid, action, card if _decoded(game.layout)[action][0] == "build" else None, year, phase, tiles_left)
         value = _lru_get(self._evals, key)
-        if value is _MISS or VERIFY_CACHES:
+        if value is _MISS or _SETTINGS.VERIFY_CACHES:
             # a local act keeps the year and phase and never ends the game (see _local_act)
             done = self._direct_act(game, p, action)
-            direct = (_farm_sig(done[0]), done[2]) if VERIFY_CACHES and done is not None else None
+            direct = (_farm_sig(done[0]), done[2]) if _SETTINGS.VERIFY_CACHES and done is not None else None
             if done is not None:
                 f, cell, pending = done
                 # the harvest locations away from the changed cell are as on the decision's farm
@@ -1475,7 +743,7 @@ class HeuristicBot(Bot):
                 g._advance()
                 pending = self._resolve_own(g, p)
                 fresh = self._project(g.year, g.phase == "harvest", g.farms[p], pending)
-            if VERIFY_CACHES:
+            if _SETTINGS.VERIFY_CACHES:
                 full = game.clone()
                 full.apply(action)
                 pending = self._resolve_own(full, p)
@@ -1493,7 +761,7 @@ class HeuristicBot(Bot):
         location (else attaching is a choice), a build whose water comes from a single tower, then its
         Immediate ability. None for the other acts (the engine plays those on a clone). Returns the
         farm, the one cell that changed (None for a market sale) and the equipment draws left pending.
-        ``VERIFY_CACHES`` checks it against the engine."""
+        ``bots.VERIFY_CACHES`` checks it against the engine."""
         if game.phase == "harvest":
             return None
         kind, arg = _decoded(game.layout)[action]
@@ -1541,8 +809,16 @@ class HeuristicBot(Bot):
             tiles = m.tiles
             if any(game._tile_fits(f, tiles[t], arg) for t in f.set_aside):
                 return None  # FOG-RUL-20: an attach decision follows
+        pending = self._direct_ops(game, p, f, arg, ops) if ops else 0
+        f.actions_taken += 1
+        return f, (arg if kind != "market" else None), pending
+
+    def _direct_ops(self, game, p: int, f: Farm, arg: int, ops: Sequence[dict]) -> int:
+        """The Immediate ability of the location just built at ``arg`` on the copy ``f`` (Game._run_ops),
+        each choice by the bot's sub-policy; returns the equipment draws left pending."""
+        m = self._model
         pending = 0
-        for op in ops:  # the Immediate ability (Game._run_ops), each choice by the bot's sub-policy
+        for op in ops:
             if "gain" in op:
                 self._direct_gain(f, m.gain_amounts(f, arg, op))
             elif not m.holds(f, arg, op):
@@ -1568,15 +844,17 @@ class HeuristicBot(Bot):
             elif "trade" in op:  # _decide_ability_option
                 t = op["trade"]
                 pay = t["pay"]
-                options = [k for k in range(t["max_times"] + 1)
-                           if f.coins >= pay.get("coins", 0) * k and f.food >= pay.get("food", 0) * k]
+                options = [
+                    k
+                    for k in range(t["max_times"] + 1)
+                    if f.coins >= pay.get("coins", 0) * k and f.food >= pay.get("food", 0) * k
+                ]
                 k = options[0] if len(options) == 1 else self._trade_times(f, t, self._ctx(game, p), options)
                 if k:
                     f.coins -= pay.get("coins", 0) * k
                     f.food -= pay.get("food", 0) * k
                     self._direct_gain(f, {r: v * k for r, v in t["gain"].items()})
-        f.actions_taken += 1
-        return f, (arg if kind != "market" else None), pending
+        return pending
 
     def _direct_gain(self, f: Farm, amounts: dict) -> None:
         """Game._gain on a copy of the farm, water stored as ``_decide_store_water`` would."""
@@ -1602,8 +880,9 @@ class HeuristicBot(Bot):
                     f.tower_water[t] = min(f.tower_capacity[t], f.tower_water[t] + amount)
                 return
 
-    def _act_candidates(self, game, p: int, legal: Sequence[int], card: int | None, cells: int | None = None,
-                        sid: int | None = None) -> list[int]:
+    def _act_candidates(
+        self, game, p: int, legal: Sequence[int], card: int | None, cells: int | None = None, sid: int | None = None
+    ) -> list[int]:
         """Prune the act decision: best cells by the cheap estimates, every market and restore.
         ``sid``: ``_sid(game.farms[p])`` if known."""
         decoded = _decoded(game.layout)
@@ -1632,8 +911,7 @@ class HeuristicBot(Bot):
                     if own[1]:
                         in_range = fc.get(("range", arg))
                         if in_range is None:
-                            in_range = fc[("range", arg)] = any(
-                                farm.tower_in_range(t, arg) for t in farm.tower_water)
+                            in_range = fc[("range", arg)] = any(farm.tower_in_range(t, arg) for t in farm.tower_water)
                     value = flats.get(in_range)
                     if value is None:
                         value = flats[in_range] = self._quick_build(farm, card, arg, ctx, fc)
@@ -1693,7 +971,7 @@ class HeuristicBot(Bot):
                 g = reuse
                 g.picks[p] = card
                 g._legal = None
-                if VERIFY_CACHES:
+                if _SETTINGS.VERIFY_CACHES:
                     fresh = self._hypothetical_act(game, p, a)
                     assert fresh.legal_actions() == g.legal_actions()
                     assert self._eval_prefix(fresh, p) == self._eval_prefix(g, p)
@@ -1710,8 +988,11 @@ class HeuristicBot(Bot):
             build_actions = [x for x in act_legal if decoded[x][0] == "build"]
             if alternative is None:
                 other = [x for x in act_legal if decoded[x][0] != "build"]
-                alternative = max(self._evaluate(g, p, x, prefix)
-                                  for x in self._act_candidates(g, p, other, card, sid=sid)) if other else -1e9
+                alternative = (
+                    max(self._evaluate(g, p, x, prefix) for x in self._act_candidates(g, p, other, card, sid=sid))
+                    if other
+                    else -1e9
+                )
             value = alternative
             if build_actions:
                 candidates = self._act_candidates(g, p, build_actions, card, self.w.pick_cells, sid=sid)
@@ -1740,10 +1021,14 @@ class HeuristicBot(Bot):
         to another decision without touching a farm, only ``p``'s farm is copied."""
         st = game._stack
         below = st[-2] if len(st) >= 2 else None
-        local = not getattr(game, "auto_single", True) and below is not None and (
-            (game.two_player and below == ("act", p))
-            or (not game.two_player and below == ("reveal",))
-            or (not game.two_player and below[0] == "pick" and below[1] != p and bool(game.hands[below[1]]))
+        local = (
+            not getattr(game, "auto_single", True)
+            and below is not None
+            and (
+                (game.two_player and below == ("act", p))
+                or (not game.two_player and below == ("reveal",))
+                or (not game.two_player and below[0] == "pick" and below[1] != p and bool(game.hands[below[1]]))
+            )
         )
         if local:
             g = _clone_own(game, p)
@@ -1764,7 +1049,7 @@ class HeuristicBot(Bot):
         return None
 
     def _receiver(self, game, p: int) -> int | None:
-        if game.turn >= 6:
+        if game.turn >= TURNS:  # nothing is passed after the last turn (FOG-ACT-8)
             return None
         step = 1 if game.direction == "clockwise" else -1
         return (p + step) % game.num_players
@@ -1811,7 +1096,7 @@ class HeuristicBot(Bot):
         m = self._model
         sizes = [len(pile) for pile in game.piles]
         desirability = []
-        for i, pile in enumerate(("Field", "Livestock", "Construction", "Building")):
+        for i, pile in enumerate(PILES):
             if not sizes[i]:
                 desirability.append(0.0)
                 continue
@@ -1900,8 +1185,11 @@ class HeuristicBot(Bot):
         for op in tile.effect:
             d = op.get("harvest_discount")
             if d:
-                saved = {"coins": min(d.get("coins", 0), coins), "water": min(d.get("water", 0), water),
-                         "food": min(d.get("food", 0), food)}
+                saved = {
+                    "coins": min(d.get("coins", 0), coins),
+                    "water": min(d.get("water", 0), water),
+                    "food": min(d.get("food", 0), food),
+                }
                 value += ctx.value(saved) * harvests
             rc = op.get("raise_capacity")
             if rc:
@@ -1976,34 +1264,3 @@ class HeuristicBot(Bot):
         options = [game.layout.decode(a)[1] for a in legal]
         k = self._trade_times(farm, trade, self._ctx(game, p), options)
         return game.layout.ABILITY_OPTION + k
-
-
-# --------------------------------------------------------------------------------------------
-# Registry and a game loop
-
-BOTS: dict[str, type[Bot]] = {"random": RandomBot, "heuristic": HeuristicBot}
-
-
-def make_bot(name: str, seed: int = 0) -> Bot:
-    """A bot by registry name (``BOTS``): ``random`` or ``heuristic``."""
-    try:
-        cls = BOTS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown bot {name!r}; valid names: {', '.join(sorted(BOTS))}") from None
-    return cls(seed=seed)
-
-
-def play_game(bots: Sequence[Bot | Callable], seed: int = 0, game=None, on_action=None, **variant):
-    """Play a complete game with ``bots[seat]`` deciding for each seat; returns the finished Game.
-    ``on_action(game, seat, action)`` is called before each action is applied."""
-    if game is None:
-        from .game import Game
-
-        game = Game(num_players=len(bots), seed=seed, **variant)
-    while not game.is_terminal():
-        seat = game.current_player
-        action = bots[seat].act(game) if hasattr(bots[seat], "act") else bots[seat](game)
-        if on_action is not None:
-            on_action(game, seat, action)
-        game.apply(action)
-    return game

@@ -1,5 +1,6 @@
-"""The built-in bots (envs/fields_of_green/bots.py): legality, determinism, strength, registry, and the
-heuristic bot's recorded decisions (golden games, tests/data/heuristic_games.json; see the end of this file)."""
+"""The built-in bots (envs/fields_of_green/bots/): legality, determinism, strength, registry, and the
+heuristic bot's recorded decisions (golden games, tests/fields_of_green/data/heuristic_games.json; see the end
+of this file)."""
 
 from __future__ import annotations
 
@@ -126,7 +127,7 @@ def test_heuristic_weights_can_be_overridden():
 # they were recorded with, so any change of behaviour fails here. After an *intended* change of the
 # bot (or of the engine or the base card set), regenerate the file and commit it with the change:
 #
-#     python tests/test_bots.py --regenerate-golden
+#     python tests/fields_of_green/test_bots.py --regenerate-golden
 #
 # and say in the commit why the decisions changed.
 
@@ -148,10 +149,19 @@ def _golden_record(make=make_bot) -> dict:
     games = []
     for spec in GOLDEN_GAMES:
         game = _golden_play(spec, make)
-        games.append({**spec, "bots": [list(b) for b in spec["bots"]], "actions": game.history,
-                      "scores": [s.total for s in game.scores()]})
-    return {"format": "farmgames.heuristic_golden/1",
-            "regenerate": "python tests/test_bots.py --regenerate-golden", "games": games}
+        games.append(
+            {
+                **spec,
+                "bots": [list(b) for b in spec["bots"]],
+                "actions": game.history,
+                "scores": [s.total for s in game.scores()],
+            }
+        )
+    return {
+        "format": "farmgames.heuristic_golden/1",
+        "regenerate": "python tests/fields_of_green/test_bots.py --regenerate-golden",
+        "games": games,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -170,9 +180,9 @@ def test_heuristic_plays_the_golden_games(golden, index):
         step = next((i for i, (a, b) in enumerate(zip(played, expected)) if a != b), min(len(played), len(expected)))
         pytest.fail(
             f"golden game {index} ({spec['num_players']} players, seed {spec['seed']}) differs from step {step} "
-            f"of {len(expected)}: played {played[step:step + 5]}, recorded {expected[step:step + 5]}. If the "
-            f"change of behaviour is intended, regenerate tests/data/heuristic_games.json "
-            f"(python tests/test_bots.py --regenerate-golden)."
+            f"of {len(expected)}: played {played[step : step + 5]}, recorded {expected[step : step + 5]}. If the "
+            f"change of behaviour is intended, regenerate tests/fields_of_green/data/heuristic_games.json "
+            f"(python tests/fields_of_green/test_bots.py --regenerate-golden)."
         )
 
 
@@ -191,4 +201,4 @@ if __name__ == "__main__":
         GOLDEN.write_text(json.dumps(_golden_record()) + "\n")
         print(f"wrote {GOLDEN}")
     else:
-        print("usage: python tests/test_bots.py --regenerate-golden")
+        print("usage: python tests/fields_of_green/test_bots.py --regenerate-golden")
