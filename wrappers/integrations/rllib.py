@@ -46,10 +46,12 @@ class RLlibEnv(_Base):  # type: ignore[misc,valid-type]
         self.agents = list(self.possible_agents)
         inner = self.par.observation_space(self.possible_agents[0])
         n = int(self.par.action_space(self.possible_agents[0]).n)
-        space = spaces.Dict({
-            "observations": inner["observation"],
-            "action_mask": spaces.Box(0.0, 1.0, (n,), np.float32),
-        })
+        space = spaces.Dict(
+            {
+                "observations": inner["observation"],
+                "action_mask": spaces.Box(0.0, 1.0, (n,), np.float32),
+            }
+        )
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces = {a: self.par.action_space(a) for a in self.possible_agents}
         self.observation_space = space
@@ -111,8 +113,10 @@ def ppo_config(
     env_config = {"game": game, **env_kwargs}
     if num_players is not None:
         env_config["num_players"] = num_players
-    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule,
-                          model_config={"head_fcnet_hiddens": list(hidden), "fcnet_hiddens": list(hidden)})
+    module = RLModuleSpec(
+        module_class=ActionMaskingTorchRLModule,
+        model_config={"head_fcnet_hiddens": list(hidden), "fcnet_hiddens": list(hidden)},
+    )
     return (
         PPOConfig()
         .environment(ENV_NAME, env_config=env_config)

@@ -22,5 +22,6 @@ def torchrl_env(game: str, seed: int | None = None, device: str = "cpu", **kwarg
 
     kwargs.setdefault("observation_mode", "flat_dict")
     env = parallel(game, **kwargs)
-    return PettingZooWrapper(env=env, use_mask=True, group_map=None, categorical_actions=True, seed=seed,
-                             device=device, done_on_any=True)
+    return PettingZooWrapper(
+        env=env, use_mask=True, group_map=None, categorical_actions=True, seed=seed, device=device, done_on_any=True
+    )
