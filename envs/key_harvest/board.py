@@ -58,6 +58,24 @@ def dilate(m: int) -> int:
     return r & FULL
 
 
+def neighbour_counts(m: int) -> tuple[int, int, int, int, int, int]:
+    """Masks of the spaces with at least 1, 2, ... 6 neighbours in ``m`` (bit-sliced counting over the ten
+    shifts of :func:`dilate`; each shift hits a space at most once)."""
+    e, o = m & _EVEN, m & _ODD
+    c1 = c2 = c3 = c4 = c5 = c6 = 0
+    for d in (
+        (m & _NOT_LAST) << 1, (m & _NOT_FIRST) >> 1, e >> 8, (e & _NOT_FIRST) >> 9, (e & _NOT_FIRST) << 7, e << 8,
+        (o & _NOT_LAST) >> 7, o >> 8, o << 8, (o & _NOT_LAST) << 9,
+    ):
+        c6 |= c5 & d
+        c5 |= c4 & d
+        c4 |= c3 & d
+        c3 |= c2 & d
+        c2 |= c1 & d
+        c1 |= d
+    return c1 & FULL, c2 & FULL, c3 & FULL, c4 & FULL, c5 & FULL, c6 & FULL
+
+
 if COLS != 8 or any(dilate(BIT[s]) != NEIGHBOUR_MASK[s] for s in range(NUM_SPACES)):  # pragma: no cover
     raise DataError("board.yaml: neighbours: the table does not match the odd-r geometry of KH-RULING-1")
 

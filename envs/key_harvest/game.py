@@ -72,6 +72,7 @@ from .board import (
     WORKERS,
     dilate,
     group_of,
+    neighbour_counts,
     spaces,
     worker_kind,
 )
@@ -354,16 +355,14 @@ class Game:
     def worker_spaces(self, p: int, number: int) -> int:
         """Bitmask of spaces where a worker numbered ``number`` may be played (KH-ACT-WORKER-3..5)."""
         f, w = self.fields[p], self.workers[p]
-        cand = (FULL & ~(f | w)) & dilate(f) & ~dilate(w)
-        at = self.worker_at[p]
-        for s in spaces(w):  # own workers with a strictly lower number may be replaced (KH-ACT-WORKER-5)
-            if NUMBER[worker_kind(at[s])] < number and not NEIGHBOUR_MASK[s] & w:
-                cand |= BIT[s]
-        out = 0
-        for s in spaces(cand):
-            if (NEIGHBOUR_MASK[s] & f).bit_count() >= number:
-                out |= BIT[s]
-        return out
+        near_workers = dilate(w)
+        cand = FULL & ~(f | w) & ~near_workers
+        if w:
+            at = self.worker_at[p]
+            for s in spaces(w):  # own workers with a strictly lower number may be replaced (KH-ACT-WORKER-5)
+                if NUMBER[worker_kind(at[s])] < number and not NEIGHBOUR_MASK[s] & w:
+                    cand |= BIT[s]
+        return cand & neighbour_counts(f)[number - 1]
 
     def can_play_worker(self, p: int) -> bool:
         seen = set()
