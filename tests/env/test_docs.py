@@ -1,4 +1,4 @@
-"""docs/env.md: its Python examples run, and it documents every observation array and action kind."""
+"""docs/fields_of_green/env.md: its Python examples run, and it documents every observation array and action kind."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from farmgames.envs import fields_of_green_v0
 from farmgames.envs.fields_of_green_v0 import docs_markdown
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "env.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "fields_of_green" / "env.md"
 
 
 def test_python_examples_run():
@@ -33,8 +33,8 @@ def test_every_array_and_action_kind_is_documented():
         assert f"`{entry.name}`" in text
     for kind, *_ in env.layout.table():
         assert f"`{kind}`" in text
-    # the generated tables are current (regenerate: python -m farmgames.envs.fields_of_green.aec)
+    # the generated tables are current (regenerate: fields_of_green_v0.docs_markdown(), see the doc)
     generated = docs_markdown()
     for line in generated.splitlines():
         if line.startswith("| `") and "design" not in line:
-            assert line in text, f"docs/env.md is out of date: {line}"
+            assert line in text, f"docs/fields_of_green/env.md is out of date: {line}"
