@@ -16,8 +16,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "train": ("farmgames.training.train", "train MaskablePPO from a YAML config"),
     "evaluate": ("farmgames.training.evaluate", "play seeded games: a policy against opponents, in every seat"),
     "league": ("farmgames.training.league", "rate several policies against each other (OpenSkill)"),
-    "bench": ("farmgames.training.bench", "speed benchmark against peer environments"),
-    "balance": ("farmgames.training.balance", "card-balance report by simulation"),
+    "bench": ("farmgames.training.bench", "speed benchmark of the games against peer environments"),
+    "balance": ("farmgames.training.balance", "balance report by bot simulation (seats, scores, game items)"),
     "playthroughs": ("farmgames.training.playthroughs", "write or check golden playthrough transcripts"),
 }
 
