@@ -170,14 +170,25 @@ def dump_yaml(data: Any) -> str:
     return text
 
 
-def _json_depth(value: Any) -> int:
-    depth, stack = 0, [(value, 1)]
+def _json_path(keys: tuple[Any, ...]) -> str:
+    return "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in keys).lstrip(".") or "value"
+
+
+def _check_json(data: Any, source: str, max_int: int) -> None:
+    """Depth and number limits, naming the field (one walk, no recursion)."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
     while stack:
-        item, level = stack.pop()
+        item, at = stack.pop()
         if isinstance(item, (dict, list)):
-            depth = max(depth, level)
-            stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
-    return depth
+            if len(at) >= MAX_JSON_DEPTH:
+                raise DataFileError(f"{source}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            stack.extend((v, (*at, k)) for k, v in pairs)
+        elif isinstance(item, int) and not isinstance(item, bool) and not -max_int <= item <= max_int:
+            digits = len(str(abs(item)))
+            raise DataFileError(f"{source}: {_json_path(at)} = a {digits}-digit integer, outside ±{max_int}")
+        elif isinstance(item, float) and abs(item) > 1e300:
+            raise DataFileError(f"{source}: {_json_path(at)} = {item} is too large")
 
 
 def _no_constant(name: str) -> Any:
@@ -196,19 +207,7 @@ def load_json_text(text: str | bytes, source: str, limit: int = MAX_JSON_BYTES, 
         raise DataFileError(f"{source}: JSON nested too deeply") from None
     except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError, too many digits, bad bytes
         raise DataFileError(f"{source}: not valid JSON: {exc}") from None
-    if _json_depth(data) > MAX_JSON_DEPTH:
-        raise DataFileError(f"{source}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, int) and not isinstance(item, bool) and not -max_int <= item <= max_int:
-            raise DataFileError(f"{source}: integer with {len(str(abs(item)))} digits is outside ±{max_int}")
-        if isinstance(item, float) and abs(item) > 1e300:
-            raise DataFileError(f"{source}: number {item} is too large")
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+    _check_json(data, source, max_int)
     return data
 
 
