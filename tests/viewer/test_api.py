@@ -53,6 +53,13 @@ def test_every_registered_game_has_frames_for_every_view(name: str) -> None:
             if view is not None and frame["next"] and frame["next"]["seat"] != view:
                 assert frame["next"]["alternatives"] is None or get_spec(name).information == "perfect"
     assert len(frames.log(0)) == steps
+    spec = get_spec(name)
+    if frames.picture is None:  # a seat's view gets a picture only if the game draws one for that seat
+        assert spec.information != "perfect" or spec.render_rgb is None
+    for view in [None, 0]:
+        if frames.has_picture(view):
+            png = frames.picture_png(steps // 2, view)
+            assert png is not None and png.startswith(PNG) and len(png) > 5_000
     # a state far into the record equals the replay of its actions (snapshots are not shared states)
     assert timeline.state(steps).to_json() == replay(record).to_json()
     assert timeline.state(5).to_json() == replay({**record, "actions": record["actions"][:5]}).to_json()

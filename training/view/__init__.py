@@ -54,6 +54,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --play: game keywords, e.g. farm_size=7 (values are YAML)",
     )
     parser.add_argument("--save-record", metavar="PATH", help="with --play: write the record here at the end")
+    parser.add_argument("--step", default=None, help="open at this step (default: the first; 'last' for the end)")
+    parser.add_argument(
+        "--view",
+        default=None,
+        metavar="SEAT|all",
+        help="open with this view: a seat number, or all (everything; the default)",
+    )
+    parser.add_argument(
+        "--png",
+        metavar="PATH",
+        help="write the picture of --step (default the last) in --view to PATH and exit, no server",
+    )
     parser.add_argument(
         "--port",
         type=int,
@@ -202,4 +214,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_arguments", "build_app", "page_query", "parse_opponents", "policy_resolver", "run", "serve", "write_png"]
+__all__ = [
+    "add_arguments",
+    "build_app",
+    "page_query",
+    "parse_opponents",
+    "policy_resolver",
+    "run",
+    "serve",
+    "write_png",
+]

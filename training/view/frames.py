@@ -44,6 +44,16 @@ def start_state(record: dict[str, Any]) -> Any:
     return replay({**record, "actions": []})
 
 
+def _unwrap(fn: Any) -> Any:
+    """The function behind a ``core.lazy`` reference (``lazy("module:attribute")``), else ``fn``."""
+    if fn is not None and hasattr(fn, "target") and callable(getattr(fn, "resolve", None)):
+        try:
+            return fn.resolve()
+        except (ImportError, AttributeError):
+            return None
+    return fn
+
+
 def _accepts(fn: Callable[..., Any], name: str) -> bool:
     try:
         return name in inspect.signature(fn).parameters
@@ -66,8 +76,9 @@ def seat_picture(spec: Any, game: Any) -> Callable[..., Any] | None:
     """A drawing function ``(game, viewer, previous) -> HxWx3 array`` that shows only what ``viewer`` may
     know, or None when the game has none: ``SPEC.render_rgb`` if it takes a ``viewer``, else the game's
     ``render.rgb_array`` if that takes one (the function ``render_rgb`` wraps in the suite's games). A
-    picture that cannot be told whose view it is for is never shown in a seat's view."""
-    candidates = [spec.render_rgb]
+    picture that cannot be told whose view it is for is never shown in a seat's view, except in a game
+    of perfect information (nothing is hidden)."""
+    candidates = [_unwrap(spec.render_rgb)]
     module = game_module(game, "render")
     if module is not None:
         candidates.append(getattr(module, "rgb_array", None))
@@ -81,6 +92,8 @@ def seat_picture(spec: Any, game: Any) -> Callable[..., Any] | None:
                 return _fn(game, viewer=viewer)
 
             return draw
+    if spec.information == "perfect" and spec.render_rgb is not None:
+        return lambda game, viewer, previous=None: spec.render_rgb(game)
     return None
 
 
@@ -220,12 +233,18 @@ class Frames:
         return out
 
     def hidden_words(self, before: Any, seat: int, action: int, view: View) -> str:
+        """What ``view`` saw of ``seat``'s choice, without the leading "player N" (the page names the seat)."""
         if self.words is not None:
             try:
-                return str(self.words(before, seat, action, view))
+                text = str(self.words(before, seat, action, view))
             except Exception:  # noqa: BLE001 - fall back to saying nothing about the choice
-                pass
-        return f"player {seat} decides (hidden from this view)"
+                text = ""
+            for prefix in (f"player {seat}: ", f"player {seat} "):
+                if text.startswith(prefix):
+                    return text[len(prefix) :]
+            if text:
+                return text
+        return "decides (hidden from this view)"
 
     def log(self, view: View) -> list[dict[str, Any]]:
         """One line per decision so far, worded for ``view``; grows with the timeline."""

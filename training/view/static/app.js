@@ -6,7 +6,7 @@ const params = new URLSearchParams(location.search);
 const state = {
   record: Number(params.get("record") || 0),
   view: params.get("view") || null,
-  step: params.has("step") ? Number(params.get("step")) : null,
+  step: !params.has("step") ? null : params.get("step") === "last" ? Infinity : Number(params.get("step")) || 0,
   info: null,
   frame: null,
   request: 0,
@@ -75,7 +75,8 @@ async function loadInfo() {
   $("download").href = `/api/record?record=${state.record}`;
   $("save").hidden = !(info.mode === "play" && info.save_path);
   $("autoplay").hidden = info.mode === "play";
-  if (state.step === null || state.step > info.steps) state.step = info.steps === 0 || info.mode === "play" ? info.steps : 0;
+  if (state.step === null) state.step = info.mode === "play" ? info.steps : 0;
+  state.step = Math.max(0, Math.min(info.steps, state.step));
   document.body.dataset.mode = info.mode;
   return info;
 }
@@ -83,7 +84,7 @@ async function loadInfo() {
 function decisionText(d, pending) {
   if (!d) return pending ? "" : "-";
   const who = d.player || `player ${d.seat}`;
-  if (d.hidden) return d.text ? d.text : `${who} decides (hidden from this view)`;
+  if (d.hidden) return `${who}: ${d.text || "decides (hidden from this view)"}`;
   if (!d.text) return `${who} to decide`;
   return `${who}: ${d.text}`;
 }
@@ -229,7 +230,7 @@ function toggleAutoplay() {
     $("autoplay").textContent = "\u25B6 play";
     return;
   }
-  $("autoplay").textContent = "\u23F8 pause";
+  $("autoplay").textContent = "|| pause";
   state.timer = setInterval(() => {
     if (!state.info || state.step >= state.info.steps) return toggleAutoplay();
     go(state.step + 1);
