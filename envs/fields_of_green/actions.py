@@ -9,15 +9,14 @@ from __future__ import annotations
 
 from ..core.actions import ActionLayout as _CoreLayout
 from ..core.actions import ActionRange, count_vectors
+from .cards import EQUIPMENT_DRAW, HAND_SIZE, PILES
 
 # Draw splits: every (Field, Livestock, Construction, Building) count vector with sum <= 6. The rules'
 # normal case uses the 50 vectors of sum 6 with >= 3 non-zero entries (FOG-DRAW-4); the others are
 # reachable only when piles run short (FOG-RUL-14), so the numbering covers them too.
-SPLITS: tuple[tuple[int, ...], ...] = count_vectors(4, 6)
+SPLITS: tuple[tuple[int, ...], ...] = count_vectors(len(PILES), HAND_SIZE)
 SPLIT_INDEX = {s: i for i, s in enumerate(SPLITS)}
-MAX_HAND = 6  # hand size before the first pick; also the largest 2-player display (FOG-2P-10)
 MARKET_SALES = 3  # sell 0, 1 or 2 food (FOG-ACT-MARKET-2)
-EQUIPMENT_DRAW = 3  # tiles drawn when gaining equipment (FOG-EQUIP-2)
 ABILITY_OPTIONS = 4  # a trade done 0..3 times
 
 # (name, size expression, meaning). Sizes: "cells" = farm_size**2, "tiles" = equipment tiles in the set.
@@ -52,10 +51,20 @@ class ActionLayout(_CoreLayout):
         self.cells = farm_size * farm_size
         self.equipment_tiles = max(1, equipment_tiles)
         sizes = {
-            "splits": len(SPLITS), "hand": MAX_HAND, "cells": self.cells, "market": MARKET_SALES,
+            "splits": len(SPLITS), "hand": HAND_SIZE, "cells": self.cells, "market": MARKET_SALES,
             "one": 1, "draw": EQUIPMENT_DRAW, "tiles": self.equipment_tiles, "options": ABILITY_OPTIONS,
         }
         super().__init__((name, sizes[size_key], meaning) for name, size_key, meaning in RANGES)
 
 
-__all__ = ["ABILITY_OPTIONS", "ActionLayout", "ActionRange", "EQUIPMENT_DRAW", "MARKET_SALES", "MAX_HAND", "RANGES", "SPLITS", "SPLIT_INDEX"]
+__all__ = [
+    "ABILITY_OPTIONS",
+    "ActionLayout",
+    "ActionRange",
+    "EQUIPMENT_DRAW",
+    "HAND_SIZE",
+    "MARKET_SALES",
+    "RANGES",
+    "SPLITS",
+    "SPLIT_INDEX",
+]

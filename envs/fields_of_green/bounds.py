@@ -3,13 +3,28 @@ derived from the card set (docs/fields_of_green/env.md, "Game facts")."""
 
 from __future__ import annotations
 
-from .cards import CardSet
-from .game import STARTING_COINS, TURNS, YEARS
+from .actions import MARKET_SALES
+from .cards import SUBTYPES, CardSet
+from .game import (
+    ACTIONS_PER_GAME,
+    INCOME,
+    MARKET_BASE,
+    MARKET_PER_FOOD,
+    MAX_TILES_PER_LOCATION,
+    STARTING_COINS,
+    TURNS,
+    YEARS,
+)
 
-ACTIONS_PER_PLAYER = YEARS * TURNS  # 24 actions A-E per player and game (FOG-ACT-1, FOG-2P-9)
+ACTIONS_PER_PLAYER = ACTIONS_PER_GAME  # 24 actions A-E per player and game (FOG-ACT-1, FOG-2P-9)
 HARVEST_USES = sum(TURNS * y for y in range(1, YEARS + 1))  # <= 6y harvest locations in year y: 60
 FARM_CARDS_MAX = 2 + ACTIONS_PER_PLAYER  # start tower + silo, then at most one card per action
-_COUNTER_MAX = {"adjacent": 4, "distinct_subtypes": 4, "fallow": ACTIONS_PER_PLAYER}
+_COUNTER_MAX = {
+    "adjacent": 4,  # orthogonal neighbours
+    "distinct_subtypes": max(len(names) for names in SUBTYPES.values()),
+    "fallow": ACTIONS_PER_PLAYER,
+}
+_MARKET_MAX = MARKET_BASE + MARKET_PER_FOOD * (MARKET_SALES - 1)  # coins of the best sale: 6
 
 
 def _counter_max(counter: dict, tiles: int) -> int:
@@ -17,7 +32,7 @@ def _counter_max(counter: dict, tiles: int) -> int:
     if "farm" in counter:
         return FARM_CARDS_MAX
     if "equipment" in counter:
-        return 2 if counter["equipment"] == "here" else tiles
+        return MAX_TILES_PER_LOCATION if counter["equipment"] == "here" else tiles
     if "set_aside" in counter:
         return tiles
     for key, value in _COUNTER_MAX.items():
@@ -79,7 +94,7 @@ def game_bounds(cards: CardSet, num_players: int, fixed_split: bool = False) -> 
         return (A * most(kinds["immediate"], key) + HARVEST_USES * most(kinds["harvest"], key)
                 + tiles * most(eq["place"], key) + 2 * HARVEST_USES * most(eq["harvest"], key))
 
-    water_gained = 2 * (YEARS - 1) + per_player("water")  # income 2 water in years 2-4
+    water_gained = INCOME["water"] * (YEARS - 1) + per_player("water")  # income in years 2-4
     towers = min(A, max(cards.tower_count - num_players, 0))
     water_held = cards.tower_start_water * (1 + towers) + water_gained
     harvest_decisions = sum(TURNS * y + 1 for y in range(1, YEARS + 1))
@@ -89,8 +104,8 @@ def game_bounds(cards: CardSet, num_players: int, fixed_split: bool = False) -> 
     )
     max_decisions = num_players * decisions + 3 * tiles
 
-    coins = STARTING_COINS + 3 * (YEARS - 1) + A * 6 + per_player("coins")  # market: at most 6 per action
-    food = 1 + (YEARS - 1) + per_player("food")
+    coins = STARTING_COINS + INCOME["coins"] * (YEARS - 1) + A * _MARKET_MAX + per_player("coins")
+    food = 1 + INCOME["food"] * (YEARS - 1) + per_player("food")  # 1 at the start (FOG-SETUP-7)
     end_game_vp = A * most(kinds["end_game"], "vp") + tiles * max(1, most(eq["end_game"], "vp"))
     max_score = (A * vp_printed + per_player("vp") + end_game_vp + coins // 3 + food // 2 + 1 + towers)
     return {"max_decisions": int(max_decisions), "max_score": int(max_score)}

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from .cards import SUBTYPES
+
 # Display names of location types, and which pile a sub-type belongs to (for "cereal Field").
 _TYPE_SINGULAR = {
     "Field": "Field",
@@ -34,15 +36,7 @@ _TYPE_PLURAL = {
     "Silo": "Silos",
     "any": "cards",
 }
-_SUBTYPE_PILE = {
-    "cereal": "Field",
-    "fruit": "Field",
-    "vegetable": "Field",
-    "dairy": "Livestock",
-    "meat": "Livestock",
-    "poultry": "Livestock",
-    "work": "Livestock",
-}
+_SUBTYPE_PILE = {subtype: pile for pile, names in SUBTYPES.items() for subtype in names}
 _SUBTYPE_WORD = {"work": "work-animal"}
 _ABILITY_WORD = {"immediate": "an Immediate", "harvest": "a Harvest", "end_game": "an End-game"}
 _KEYWORD_WORD = {"immediate": "immediate", "harvest": "harvest", "end_game": "end-game"}

@@ -28,6 +28,10 @@ HOST_TYPES: tuple[str, ...] = PILES + ("WaterTower", "Silo")
 ABILITY_KINDS: tuple[str, ...] = ("immediate", "harvest", "end_game")
 EQUIPMENT_TIMINGS: tuple[str, ...] = ("on_place", "permanent", "harvest", "end_game")
 RESOURCES: tuple[str, ...] = ("coins", "water", "food")
+# Card counts of the rules that the action numbering needs too (actions.py sits below game.py, which
+# imports it, so they are defined here and game.py imports them).
+HAND_SIZE = 6  # cards drawn into a hand each year (FOG-DRAW-2); also the largest 2-player display (FOG-2P-10)
+EQUIPMENT_DRAW = 3  # tiles drawn when gaining equipment (FOG-EQUIP-2)
 
 DEFAULT_CARD_SET = Path(__file__).parent / "data" / "base_set.yaml"
 

@@ -15,9 +15,6 @@ PAY_RESOURCES = ("coins", "food")
 VERBS = ("gain", "gain_equipment", "raise_capacity", "trade", "harvest_discount")
 COUNTERS = ("adjacent", "farm", "distinct_subtypes", "equipment", "set_aside", "fallow")
 FILTER_KEYS = ("type", "subtype", "ability")
-TYPE_NAMES = ("Field", "Livestock", "Construction", "Building", "WaterTower", "Silo", "any")
-SUBTYPE_NAMES = ("cereal", "fruit", "vegetable", "dairy", "meat", "poultry", "work")
-ABILITY_NAMES = ("immediate", "harvest", "end_game")
 MAX_TRADE_TIMES = 3
 
 # Which verbs each timing may use (ability kinds and equipment timings share this table).
@@ -47,6 +44,19 @@ def _check_amounts(value: Any, allowed: tuple[str, ...], field: str, where: Prob
     return dict(value)
 
 
+def _vocabulary() -> dict[str, tuple[str, ...]]:
+    """What filters and counters may name: the card vocabulary of cards.py (imported when a card set is
+    checked, as cards.py imports this module)."""
+    from .cards import ABILITY_KINDS, ALL_SUBTYPES, HOST_TYPES, SUBTYPES
+
+    return {
+        "type": HOST_TYPES + ("any",),
+        "subtype": ALL_SUBTYPES,
+        "ability": ABILITY_KINDS,
+        "distinct_subtypes": tuple(pile for pile, names in SUBTYPES.items() if names),  # Field, Livestock
+    }
+
+
 def _check_filter(value: Any, field: str, where: Problem) -> dict:
     if value is None:
         return {}
@@ -55,7 +65,7 @@ def _check_filter(value: Any, field: str, where: Problem) -> dict:
     for key, item in value.items():
         if key not in FILTER_KEYS:
             raise where(field, f"has unknown key {key!r} (allowed: {', '.join(FILTER_KEYS)})")
-        choices = {"type": TYPE_NAMES, "subtype": SUBTYPE_NAMES, "ability": ABILITY_NAMES}[key]
+        choices = _vocabulary()[key]
         if item not in choices:
             raise where(f"{field}.{key}", f"must be one of {', '.join(choices)}, got {item!r}")
     return dict(value)
@@ -73,8 +83,9 @@ def _check_counter(value: Any, field: str, where: Problem, extra: tuple[str, ...
     if key in ("adjacent", "farm"):
         out[key] = _check_filter(arg, f"{field}.{key}", where)
     elif key == "distinct_subtypes":
-        if arg not in ("Field", "Livestock"):
-            raise where(f"{field}.{key}", f"must be Field or Livestock, got {arg!r}")
+        kinds = _vocabulary()["distinct_subtypes"]
+        if arg not in kinds:
+            raise where(f"{field}.{key}", f"must be {' or '.join(kinds)}, got {arg!r}")
         out[key] = arg
     elif key == "equipment":
         if arg not in ("here", "farm"):

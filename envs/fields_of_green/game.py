@@ -27,14 +27,13 @@ from ..core.records import embed_files, make_pins
 from ..core.seeding import check_seed
 from . import effects
 from .actions import MARKET_SALES, SPLIT_INDEX, SPLITS, ActionLayout
-from .cards import DEFAULT_CARD_SET, PILES, CardSet, load_card_set
+from .cards import DEFAULT_CARD_SET, EQUIPMENT_DRAW, HAND_SIZE, PILES, CardSet, load_card_set
 from .farm import EMPTY, SILO, TOWER, Farm, geometry
 from .scoring import Score, score_farm, winners
 
 YEARS = 4  # FOG-GEN-2
 TURNS = 6  # Action phase turns per year (FOG-ACT-1)
 ACTIONS_PER_GAME = YEARS * TURNS  # actions A-E per player and game: 24 (FOG-ACT-1, FOG-2P-9)
-HAND_SIZE = 6
 STARTING_COINS = 15  # FOG-SETUP-4
 INCOME = {"coins": 3, "water": 2, "food": 1}  # FOG-UPKEEP-4
 TOWER_COST = 2  # FOG-ACT-TOWER-2
@@ -1032,7 +1031,7 @@ class Game:
         """FOG-EQUIP-2, FOG-RUL-19: draw up to 3, keep one (a decision), repeat ``times`` times."""
         if not self.equipment_stack:
             return
-        drawn = tuple(self.equipment_stack.pop() for _ in range(min(3, len(self.equipment_stack))))
+        drawn = tuple(self.equipment_stack.pop() for _ in range(min(EQUIPMENT_DRAW, len(self.equipment_stack))))
         if times > 1:
             self._stack.append(("gain_equipment", p, times - 1))
         self._stack.append(("keep_equipment", p, drawn))

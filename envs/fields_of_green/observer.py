@@ -43,7 +43,7 @@ import numpy as np
 
 from ..core.observation import INF, Entry, ObservationLayout, highs, merge_runs, rotated_runs, row_views
 from ..core.observation import ObservationBuffer as _CoreBuffer
-from .cards import ALL_SUBTYPES, HOST_TYPES, EQUIPMENT_TIMINGS, PILES
+from .cards import ALL_SUBTYPES, EQUIPMENT_DRAW, EQUIPMENT_TIMINGS, HOST_TYPES, PILES
 from .farm import EMPTY, SILO, TOWER
 from .game import DECISIONS, HAND_SIZE, TURNS, YEARS, Game
 
@@ -159,7 +159,6 @@ TILE_FEATURES_FIXED: tuple[tuple[str, str, float], ...] = (
 )
 
 RECALL_TURNS = TURNS - 1  # nothing is passed after turn 6 (FOG-ACT-8)
-EQUIPMENT_DRAW = 3
 
 
 _highs = highs
