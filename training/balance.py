@@ -41,9 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--bots",
-        default="heuristic",
+        default=None,
         help="a bot of the game for every seat (e.g. random, heuristic), or a comma-separated list, one per seat "
-        "(default heuristic)",
+        "(default: heuristic where the game has it, else random)",
     )
     parser.add_argument("--seed", type=int, default=0, help="first game seed; game i uses seed+i (default 0)")
     parser.add_argument("--out", default=None, help="markdown report path (default docs/<game>/balance.md)")
@@ -552,7 +552,7 @@ def _command_line(args: argparse.Namespace, players: int, default_players: int) 
     else:
         if players != default_players:
             parts += ["--players", str(players)]
-        if args.bots != "heuristic":
+        if args.bots is not None:
             parts += ["--bots", args.bots]
     parts += ["--games", str(args.games)]
     if args.seed:
@@ -584,7 +584,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--games must be at least 1")
         players = spec.default_players if args.players is None else check_players(spec, args.players)
         variant = parse_variant(args.variant)
-        bots = None if args.winrate or args.from_json else _check_bots(spec, args.bots, players)
+        default = "heuristic" if "heuristic" in spec.bots else "random"
+        bots = None if args.winrate or args.from_json else _check_bots(spec, args.bots or default, players)
     except ValueError as exc:
         print(f"farmgames balance: {exc}", file=sys.stderr)
         return 2

@@ -8,7 +8,7 @@ every deal is played from every seat (when ``--games`` is a multiple of ``--play
 finishing first, ties after the game's tie-breaks shared; the win rate has a 95% Wilson interval.
 ``vp`` / ``mean_vp`` is the policy's final score (the name of the single-game release; ``mean_score``
 is the same number), margin its score minus the best opponent's. ``--game`` picks the game (default:
-a checkpoint's game, else fields_of_green); players and bots come from its spec.
+a checkpoint's game, else fields_of_green_v0); players and bots come from its spec.
 """
 
 from __future__ import annotations
@@ -36,9 +36,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--opponents",
         nargs="+",
-        default=["heuristic"],
+        default=None,
         metavar="OPPONENT",
-        help="one spec for every other seat, or one per other seat in turn order after the policy (default: heuristic)",
+        help="one spec for every other seat, or one per other seat in turn order after the policy (default: the "
+        "game's heuristic bot, else random)",
     )
     parser.add_argument(
         "--players", type=int, default=None, help="number of players (default: the checkpoint's, else 2)"
@@ -87,7 +88,7 @@ def first_checkpoint_meta(specs: list) -> dict | None:
 
 def resolve_table(policy_spec, opponents, players, variant, game=None):
     """(game, players, variant) from the arguments, falling back on a checkpoint's stored configuration
-    (game, players, variant), then on fields_of_green with 2 players."""
+    (game, players, variant), then on fields_of_green_v0 with 2 players."""
     specs = [policy_spec] + (list(opponents) if isinstance(opponents, (list, tuple)) else [opponents])
     meta = first_checkpoint_meta(specs)
     if game is None:
@@ -111,7 +112,7 @@ def _progress(total: int, enabled: bool, desc: str):
 
 def evaluate(
     policy,
-    opponents="heuristic",
+    opponents=None,
     players: int | None = None,
     games: int = 100,
     seed: int = 0,
@@ -131,6 +132,8 @@ def evaluate(
     game, players, variant = resolve_table(policy, opponents, players, variant, game)
     game_spec = get_spec(game)
     check_players(game_spec, players)
+    if opponents is None or opponents == []:
+        opponents = "heuristic" if "heuristic" in game_spec.bots else "random"
     opp_specs = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents]
     if len(opp_specs) == 1:
         opp_specs = opp_specs * (players - 1)
@@ -266,7 +269,7 @@ def run(args) -> int:
     try:
         if args.torch_threads < 1:
             raise ValueError(f"--torch-threads must be at least 1, got {args.torch_threads}")
-        _set_torch_threads(args.torch_threads, [args.policy, *args.opponents])
+        _set_torch_threads(args.torch_threads, [args.policy, *(args.opponents or [])])
         variant = parse_variant(args.variant) if args.variant else None
         res = evaluate(
             args.policy,

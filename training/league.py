@@ -5,7 +5,7 @@
 Every table of ``--players`` distinct entrants (all combinations) plays ``--games`` seeded games, the
 seats rotating between games (game ``g`` of a table deals with seed ``seed + g // players``). Each game
 updates the ratings with the final ranking (equal tie-break keys share a rank; ``--game`` picks the
-game, default a checkpoint's game, else fields_of_green). The table is
+game, default a checkpoint's game, else fields_of_green_v0). The table is
 sorted by the conservative ordinal ``mu - 3 sigma``. Repeat a spec to enter it twice (e.g. a 4-player
 league of two policies: ``--policies heuristic heuristic random random``).
 """

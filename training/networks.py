@@ -1,4 +1,4 @@
-"""Feature extractors for the flat Fields of Green observation (imported by train and checkpoint loading).
+"""Feature extractors for the flat observation of any game (imported by train and checkpoint loading).
 
 The observation holds raw counts (coins, pile sizes, water …) next to 0/1 flags, and is wide (about
 6,000 numbers for 2 players, 11,500 for 4, mostly farm grid planes). Two things keep PPO fast and
