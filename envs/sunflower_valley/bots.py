@@ -6,9 +6,11 @@ final score of its own sheet and takes the best one (ties broken by its seeded g
     projected = A + B + D + F                      (exact, scoring.analyse on the sheet after the move)
               + t * (4 * unpaired houses that still touch an empty hex
                      + 2 * unpaired sheep that still touch an empty hex
-                     + 1.5 * rail chains from a house whose free end faces an empty hex
-                     + 0.5 * rail chains with two free ends facing empty hexes)
-              + 0.5 * inhabitants                  (E is a race: every inhabitant helps)
+                     + 3 * (2 if the chain has >= 2 rail hexes else 1) / (1 + d)  per rail chain from a
+                           settlement whose free end faces an empty hex, d = empty hexes from that end to the
+                           nearest hex next to another settlement (none if unreachable)
+                     + 0.3 * rail chains with two free ends facing empty hexes)
+              + 1.6 * inhabitants                  (E is a race, and houses also break ties)
               + C change in the move's region      (3 when the sunflower makes it the region's strict leader,
                                                     1 when it ties the leader)
 
@@ -32,8 +34,8 @@ from .scoring import EMPTY, PAIR_POINTS, UNPAIRED_POINTS, analyse
 __all__ = ["HeuristicBot", "RandomBot", "projected"]
 
 TOTAL_TURNS = 24
-HOPE_HOUSE, HOPE_SHEEP, HOPE_RAIL, HOPE_LOOSE_RAIL = 4.0, 2.0, 1.5, 0.5
-INHABITANT_VALUE = 0.5
+HOPE_HOUSE, HOPE_SHEEP, HOPE_RAIL, HOPE_LOOSE_RAIL = 4.0, 2.0, 3.0, 0.3
+INHABITANT_VALUE = 1.6
 LEAD_VALUE, TIE_VALUE = 3.0, 1.0
 
 
@@ -54,17 +56,54 @@ def projected(sheet: list[int], mountains: tuple[int, ...], children: bool, t: f
             hope += HOPE_HOUSE
         elif v == SHEEP and h not in paired_sheep and NEIGHBOUR_MASK[h] & empty:
             hope += HOPE_SHEEP
+    settle_of = {}
+    for i, m in enumerate(info.settlements):
+        for h in range(N_HEX):
+            if m >> h & 1:
+                settle_of[h] = i
     for hexes, a, b in info.chains:
         if a is not None and b is not None:
             continue
-        open_end = any(
-            NEIGHBOUR[x][s] != EDGE and sheet[NEIGHBOUR[x][s]] == EMPTY
-            for x in (hexes[0], hexes[-1])
-            for s in RAIL_SIDES[sheet[x]]
-        )
-        if open_end:
-            hope += HOPE_RAIL if (a is not None or b is not None) else HOPE_LOOSE_RAIL
+        ends = [e for x in {hexes[0], hexes[-1]} for e in _open_ends(sheet, x) if sheet[e] == EMPTY]
+        if not ends:
+            continue
+        if a is None and b is None:
+            hope += HOPE_LOOSE_RAIL
+            continue
+        home = settle_of[a if a is not None else b]
+        targets = 0
+        for i, m in enumerate(info.settlements):
+            if i != home:
+                for h in range(N_HEX):
+                    if m >> h & 1:
+                        targets |= NEIGHBOUR_MASK[h]
+        d = _distance(ends, targets & empty, empty)
+        if d is not None:
+            hope += HOPE_RAIL * (2.0 if len(hexes) >= 2 else 1.0) / (1 + d)
     return value + t * hope
+
+
+def _open_ends(sheet: list[int], h: int) -> list[int]:
+    """Neighbours that rail hex ``h``'s open sides face (not past the edge)."""
+    return [n for side in RAIL_SIDES[sheet[h]] if (n := NEIGHBOUR[h][side]) != EDGE]
+
+
+def _distance(starts: list[int], targets: int, empty: int) -> int | None:
+    """Steps through empty hexes from any of ``starts`` to a hex of ``targets`` (None if unreachable)."""
+    frontier = sum(1 << h for h in starts)
+    seen = frontier
+    d = 0
+    while frontier:
+        if frontier & targets:
+            return d
+        grow = 0
+        for h in range(N_HEX):
+            if frontier >> h & 1:
+                grow |= NEIGHBOUR_MASK[h]
+        frontier = grow & empty & ~seen
+        seen |= frontier
+        d += 1
+    return None
 
 
 def _rail_useful(sheet: list[int], h: int, s: int) -> bool:
