@@ -64,8 +64,16 @@ def neighbour_counts(m: int) -> tuple[int, int, int, int, int, int]:
     e, o = m & _EVEN, m & _ODD
     c1 = c2 = c3 = c4 = c5 = c6 = 0
     for d in (
-        (m & _NOT_LAST) << 1, (m & _NOT_FIRST) >> 1, e >> 8, (e & _NOT_FIRST) >> 9, (e & _NOT_FIRST) << 7, e << 8,
-        (o & _NOT_LAST) >> 7, o >> 8, o << 8, (o & _NOT_LAST) << 9,
+        (m & _NOT_LAST) << 1,
+        (m & _NOT_FIRST) >> 1,
+        e >> 8,
+        (e & _NOT_FIRST) >> 9,
+        (e & _NOT_FIRST) << 7,
+        e << 8,
+        (o & _NOT_LAST) >> 7,
+        o >> 8,
+        o << 8,
+        (o & _NOT_LAST) << 9,
     ):
         c6 |= c5 & d
         c5 |= c4 & d

@@ -110,21 +110,38 @@ PLAYER_FEATURES: tuple[Feature, ...] = (
     ("start_player", "the start player", 1.0),
     ("event_player", "the player the current event is being resolved for", 1.0),
     *((f"farmhand_off_{w.name.lower()}", f"{w.name} lies beside the board (playable)", 1.0) for w in WORKERS[:6]),
-    *((f"rebenefit_{w.name.lower()}", f"{w.name} gave a re-placement benefit this turn (KH-ACT-PLACE-11)", 1.0)
-      for w in WORKERS[:6]),
+    *(
+        (f"rebenefit_{w.name.lower()}", f"{w.name} gave a re-placement benefit this turn (KH-ACT-PLACE-11)", 1.0)
+        for w in WORKERS[:6]
+    ),
     ("supply_total", "counters behind the screen (always known, KH-INFO-7)", float(TOTAL_COUNTERS)),
     ("supply_known", "the per-crop supply below is exact (the viewer; everyone with 2 players)", 1.0),
     *((f"supply_exact_{c}", f"{c} in the supply where known, else 0", float(COUNTERS_PER_CROP)) for c in CROP_KEYS),
-    *((f"supply_min_{c}", f"deduced lower bound of {c} (net minus lowest net so far; exact where known)",
-       float(COUNTERS_PER_CROP)) for c in CROP_KEYS),
-    *((f"net_gain_{c}", f"positive part of the public net of {c} since setup (KH-INFO-6)", float(COUNTERS_PER_CROP))
-      for c in CROP_KEYS),
-    *((f"net_loss_{c}", "negative part of that net (at most the start counters)", float(START_COUNTERS))
-      for c in CROP_KEYS),
-    *((f"bid{k + 1}_{c}", f"{c} in the open bid of store space {k + 1} (KH-ACT-BID-8)", float(COUNTERS_PER_CROP))
-      for k in range(STORE_SPACES) for c in CROP_KEYS),
-    *((f"store{k + 1}_new", f"the tile of store space {k + 1} entered a store this turn (KH-EVENT-6)", 1.0)
-      for k in range(STORE_SPACES)),
+    *(
+        (
+            f"supply_min_{c}",
+            f"deduced lower bound of {c} (net minus lowest net so far; exact where known)",
+            float(COUNTERS_PER_CROP),
+        )
+        for c in CROP_KEYS
+    ),
+    *(
+        (f"net_gain_{c}", f"positive part of the public net of {c} since setup (KH-INFO-6)", float(COUNTERS_PER_CROP))
+        for c in CROP_KEYS
+    ),
+    *(
+        (f"net_loss_{c}", "negative part of that net (at most the start counters)", float(START_COUNTERS))
+        for c in CROP_KEYS
+    ),
+    *(
+        (f"bid{k + 1}_{c}", f"{c} in the open bid of store space {k + 1} (KH-ACT-BID-8)", float(COUNTERS_PER_CROP))
+        for k in range(STORE_SPACES)
+        for c in CROP_KEYS
+    ),
+    *(
+        (f"store{k + 1}_new", f"the tile of store space {k + 1} entered a store this turn (KH-EVENT-6)", 1.0)
+        for k in range(STORE_SPACES)
+    ),
 )
 NPF = len(PLAYER_FEATURES)
 _PF = {name: i for i, (name, _, _) in enumerate(PLAYER_FEATURES)}
@@ -133,8 +150,10 @@ _PF = {name: i for i, (name, _, _) in enumerate(PLAYER_FEATURES)}
 STATE_FEATURES: tuple[Feature, ...] = (
     *((f"stock_{c}", f"general stock of {c} (KH-INFO-5)", float(COUNTERS_PER_CROP)) for c in CROP_KEYS),
     *((f"own_{c}", f"{c} in the viewer's own supply", float(COUNTERS_PER_CROP)) for c in CROP_KEYS),
-    *((f"start_pool_others_{c}", f"{c} in the other players' start counters together (pool minus own)", 3.0)
-      for c in CROP_KEYS),
+    *(
+        (f"start_pool_others_{c}", f"{c} in the other players' start counters together (pool minus own)", 3.0)
+        for c in CROP_KEYS
+    ),
     ("bag_fields", "field tiles in the bag (KH-INFO-3)", float(NUM_SPACES)),
     ("bag_events", "event tiles in the bag", float(NUM_EVENT_TILES)),
     *((f"events_out_{e.name.lower().replace(' ', '_')}", f"resolved tiles of {e.name}", 2.0) for e in EVENTS),
@@ -165,8 +184,12 @@ STATE_FEATURES: tuple[Feature, ...] = (
 )
 NSF = len(STATE_FEATURES)
 _SF = {name: i for i, (name, _, _) in enumerate(STATE_FEATURES)}
-_PHASE0, _WORKER0, _EVENT0, _PICK0 = _SF["phase_turn"], _SF["worker_apprentice"], _SF["event_harvest_festival"], \
-    _SF["pick_unskilled"]
+_PHASE0, _WORKER0, _EVENT0, _PICK0 = (
+    _SF["phase_turn"],
+    _SF["worker_apprentice"],
+    _SF["event_harvest_festival"],
+    _SF["pick_unskilled"],
+)
 _LIMIT0, _CTXC0, _BIDS0 = _SF["limit_2"], _SF["ctx_wheat"], _SF["bid_space_1"]
 TILE_PLACES = ("bag", "fallow")
 
@@ -182,26 +205,67 @@ class Observer:
     def __init__(self, game: Any, **_: Any):
         n = game.num_players
         self.num_players = P = n
-        self.layout = ObservationLayout.build([
-            ("board", ("players", "spaces", "planes"), (P, NUM_SPACES, N_PLANES),
-             "every country board, viewer first (planes: BOARD_PLANES)",
-             np.broadcast_to(highs(BOARD_PLANES), (P, NUM_SPACES, N_PLANES))),
-            ("players", ("players", "features"), (P, NPF), "per player, viewer first (PLAYER_FEATURES)",
-             np.broadcast_to(highs(PLAYER_FEATURES), (P, NPF))),
-            ("store_tile", ("players", "store spaces", "spaces"), (P, STORE_SPACES, NUM_SPACES),
-             "coordinate of the field tile in each store space (one-hot)", 1.0),
-            ("townsfolk", ("townsfolk", "town+players"), (6, P + 1),
-             "where each townsfolk is: index 0 the town board, 1+k the k-th seat from the viewer", 1.0),
-            ("registry", ("registry spaces", "spaces"), (REGISTRY_SPACES, NUM_SPACES),
-             "coordinate of the field tile on each registry space 1-6 (one-hot)", 1.0),
-            ("tile_places", ("bag/fallow", "spaces"), (len(TILE_PLACES), NUM_SPACES),
-             "field tile still in the bag (KH-INFO-3); field tile in the fallow area (KH-BOARD-7)", 1.0),
-            ("event_spaces", ("event spaces", "event kinds"), (EVENT_SPACES, len(EVENTS)),
-             "kind of the event on each event space (one-hot): " + ", ".join(e.name for e in EVENTS), 1.0),
-            ("state", ("features",), (NSF,), "table and decision context (STATE_FEATURES)", highs(STATE_FEATURES)),
-            ("ctx_spaces", ("spaces",), (NUM_SPACES,),
-             "HARVEST: the group fixed by the first pick; PICK: the spaces allowed", 1.0),
-        ])
+        self.layout = ObservationLayout.build(
+            [
+                (
+                    "board",
+                    ("players", "spaces", "planes"),
+                    (P, NUM_SPACES, N_PLANES),
+                    "every country board, viewer first (planes: BOARD_PLANES)",
+                    np.broadcast_to(highs(BOARD_PLANES), (P, NUM_SPACES, N_PLANES)),
+                ),
+                (
+                    "players",
+                    ("players", "features"),
+                    (P, NPF),
+                    "per player, viewer first (PLAYER_FEATURES)",
+                    np.broadcast_to(highs(PLAYER_FEATURES), (P, NPF)),
+                ),
+                (
+                    "store_tile",
+                    ("players", "store spaces", "spaces"),
+                    (P, STORE_SPACES, NUM_SPACES),
+                    "coordinate of the field tile in each store space (one-hot)",
+                    1.0,
+                ),
+                (
+                    "townsfolk",
+                    ("townsfolk", "town+players"),
+                    (6, P + 1),
+                    "where each townsfolk is: index 0 the town board, 1+k the k-th seat from the viewer",
+                    1.0,
+                ),
+                (
+                    "registry",
+                    ("registry spaces", "spaces"),
+                    (REGISTRY_SPACES, NUM_SPACES),
+                    "coordinate of the field tile on each registry space 1-6 (one-hot)",
+                    1.0,
+                ),
+                (
+                    "tile_places",
+                    ("bag/fallow", "spaces"),
+                    (len(TILE_PLACES), NUM_SPACES),
+                    "field tile still in the bag (KH-INFO-3); field tile in the fallow area (KH-BOARD-7)",
+                    1.0,
+                ),
+                (
+                    "event_spaces",
+                    ("event spaces", "event kinds"),
+                    (EVENT_SPACES, len(EVENTS)),
+                    "kind of the event on each event space (one-hot): " + ", ".join(e.name for e in EVENTS),
+                    1.0,
+                ),
+                ("state", ("features",), (NSF,), "table and decision context (STATE_FEATURES)", highs(STATE_FEATURES)),
+                (
+                    "ctx_spaces",
+                    ("spaces",),
+                    (NUM_SPACES,),
+                    "HARVEST: the group fixed by the first pick; PICK: the spaces allowed",
+                    1.0,
+                ),
+            ]
+        )
         e = self.layout.entry
         self._players = (e["players"].start, e["players"].stop)
         self._state = (e["state"].start, e["state"].stop)
@@ -252,8 +316,15 @@ class Observer:
             if memo.get(k) != key:
                 self._write_board(game, q, board[k])
                 memo[k] = key
-        key = (seat, tuple(game.registry), tuple(map(tuple, game.store)), len(game.bag), len(game.fallow),
-               len(game.events), tuple(game.town))
+        key = (
+            seat,
+            tuple(game.registry),
+            tuple(map(tuple, game.store)),
+            len(game.bag),
+            len(game.fallow),
+            len(game.events),
+            tuple(game.town),
+        )
         if memo.get("public") != key:
             self._fill_public(game, v, order)
             memo["public"] = key
@@ -327,11 +398,18 @@ class Observer:
         for t in game.events:
             out[17 + EVENT_TILES[t - NUM_SPACES]] += 1
         i = 17 + len(EVENTS)
-        out[i:i + 4] = [game.taken >> j & 1 for j in range(4)]
-        out[i + 4:i + 11] = (game.actions_taken, game.end_triggered, game.turns_left, game.rounds, len(game.events),
-                             game.pending_extra & EXTRA_SUPERVISOR, game.pending_extra >> 1 & 1)
+        out[i : i + 4] = [game.taken >> j & 1 for j in range(4)]
+        out[i + 4 : i + 11] = (
+            game.actions_taken,
+            game.end_triggered,
+            game.turns_left,
+            game.rounds,
+            len(game.events),
+            game.pending_extra & EXTRA_SUPERVISOR,
+            game.pending_extra >> 1 & 1,
+        )
         i += 11
-        out[i:i + 6] = [game.rebenefit >> (TOWNSFOLK_BASE + t) & 1 for t in range(6)]
+        out[i : i + 6] = [game.rebenefit >> (TOWNSFOLK_BASE + t) & 1 for t in range(6)]
         f = game.frame
         if f is not None:
             self._context(game, f, out)
