@@ -162,3 +162,36 @@ def test_command_line_arguments(fog_record_file: Path, tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text(json.dumps(bad))
     with pytest.raises(ValueError, match="step 5"):
         build_app(parser.parse_args([str(tmp_path / "bad.json")]))
+
+
+class FirstLegal:
+    """A policy that reads the flat observation (as a checkpoint would) and plays the first legal action."""
+
+    seen = 0
+
+    def act(self, observation, action_mask) -> int:
+        import numpy as np
+
+        assert observation is not None and observation.ndim == 1
+        FirstLegal.seen += 1
+        return int(np.flatnonzero(action_mask)[0])
+
+
+def test_opponents_come_from_the_resolver(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    from farmgames.training.view import policy_resolver
+
+    module = types.ModuleType("viewer_test_policies")
+    module.FirstLegal = FirstLegal  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "viewer_test_policies", module)
+    spec = get_spec("fields_of_green")
+    with pytest.raises(ValueError, match="unknown opponent"):
+        PlaySession(spec, 2, human=0, opponents=["viewer_test_policies:FirstLegal"], seed=1)
+    session = PlaySession(
+        spec, 2, human=0, opponents=["viewer_test_policies:FirstLegal"], seed=1, resolver=policy_resolver(spec)
+    )
+    while not session.over:
+        session.act(session.game.legal_actions()[-1])
+    assert FirstLegal.seen > 10 and session.record()["seats"] == ["you", "viewer_test_policies:FirstLegal"]

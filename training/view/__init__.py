@@ -207,10 +207,11 @@ def run(args: argparse.Namespace) -> int:
         pass
     finally:
         server.server_close()
-    if args.play and app.session.over and args.save_record and not app.saved:
-        app.save()
+    if args.play and args.save_record and not app.saved and app.session.timeline.steps:
+        app.save()  # an unfinished game too: its record replays and opens in the viewer
     if app.saved:
-        print(f"record written to {app.saved}")
+        state = "" if app.mode == "record" or app.session.over else " (unfinished game)"
+        print(f"record written to {app.saved}{state}")
     return 0
 
 
