@@ -16,7 +16,7 @@ from .observer import BOARD_PLANES, PLAYER_FEATURES, STATE_FEATURES, Observer
 PHASE_TABLE = """| phase | legal ids |
 |---|---|
 | TURN | 1-5 for each letter still allowed (KH-TURN-2..4); 0 ends the turn |
-| HARVEST | own unharvested spaces, then only the first pick's group; 0 after the first pick (event / Reeve: 0 at once) |
+| HARVEST | own unharvested spaces, then only the first pick's group; 0 after one pick (event, Reeve: at once) |
 | PICK | the spaces the Unskilled, Foreman, Casual or Spring Rain allow; 0 at once |
 | SUBSTITUTE | crops present in the stock (no 0) |
 | HIRING | 2 (play) / 3 (remove) where possible; 0 |
