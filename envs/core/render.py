@@ -263,8 +263,9 @@ def legend_box(
 
 @dataclass(frozen=True)
 class TitleInfo:
-    """What the title bar says: the game and where it stands, who decides now and what, the last action
-    (already worded for the picture's viewer) and the scores so far (one per seat, or None)."""
+    """What the title bar says: the game and where it stands, who decides now and what (``acting=None``:
+    the game is over, ``acting_text`` then names the result), the last action (already worded for the
+    picture's viewer) and the scores so far (one per seat, or None)."""
 
     title: str
     status: str = ""
@@ -290,7 +291,7 @@ def title_bar(draw: Any, x: int, y: int, width: int, info: TitleInfo) -> int:
     if info.acting is not None:
         turn = f"to decide: player {info.acting}" + (f" - {info.acting_text}" if info.acting_text else "")
     else:
-        turn = "game over"
+        turn = "game over" + (f" - {info.acting_text}" if info.acting_text else "")
     for part in wrap(draw, turn, inner - 18, 13, 2):
         lines.append((part, 13, HIGHLIGHT))
     if info.last:
@@ -309,7 +310,7 @@ def title_bar(draw: Any, x: int, y: int, width: int, info: TitleInfo) -> int:
             draw.rectangle((tx, cy + 2, tx + 11, cy + 13), fill=seat_colour(info.acting), outline=WHITE)
             tx += 18
             first_turn_line = False
-        elif colour == HIGHLIGHT:
+        elif colour == HIGHLIGHT and info.acting is not None:
             tx += 18
         draw.text((tx, cy), text, fill=colour, font=font(size))
         cy += line_height(size)

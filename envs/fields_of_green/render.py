@@ -382,14 +382,14 @@ def _title_info(game, viewer: int | None, previous):
     seat = game.current_player
     kind = game.decision_kind
     scores = [s.total for s in game.scores()]
+    asked = DECISION_WORDS.get(kind, kind or "")
     if game.is_terminal():
-        winners = ", ".join(f"player {w}" for w in game.winners())
-        last = (last + "   |   " if last else "") + f"winner(s): {winners}"
+        asked = "winner(s): " + ", ".join(f"player {w}" for w in game.winners())
     return TitleInfo(
         title="Fields of Green",
         status=status,
         acting=seat,
-        acting_text=DECISION_WORDS.get(kind, kind or ""),
+        acting_text=asked,
         last=last,
         scores=scores,
         score_label="final VP" if game.is_terminal() else "VP so far",
