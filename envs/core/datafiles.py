@@ -136,10 +136,17 @@ def _check_numbers(value: Any, source: str, where: str = "") -> None:
 
 def load_yaml_text(text: str, source: str) -> Any:
     """Parse YAML text from ``source`` (a name for messages) within the limits above."""
-    if len(text.encode("utf-8")) > MAX_BYTES:
-        raise DataFileError(f"{source}: larger than {MAX_BYTES} bytes")
-    loader = _BoundedLoader(text, source)
+    if not isinstance(text, str):
+        raise DataFileError(f"{source}: YAML must be text, got {type(text).__name__}")
     try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError as exc:  # lone surrogates, e.g. from a JSON "\\ud800" escape
+        raise DataFileError(f"{source}: not UTF-8 text ({exc.reason} at character {exc.start})") from None
+    if size > MAX_BYTES:
+        raise DataFileError(f"{source}: larger than {MAX_BYTES} bytes")
+    loader = None
+    try:
+        loader = _BoundedLoader(text, source)  # the reader refuses control characters already here
         data = loader.get_single_data()
     except DataFileError:
         raise
@@ -148,7 +155,8 @@ def load_yaml_text(text: str, source: str) -> Any:
     except RecursionError:
         raise DataFileError(f"{source}: YAML nested too deeply") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     _check_numbers(data, source)
     return data
 
