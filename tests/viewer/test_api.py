@@ -105,6 +105,18 @@ def test_http_api(fog_record_file: Path) -> None:
         assert post(server, "/api/act", {"action": 1})[0] == 400, "no playing in a record"
 
 
+def test_a_file_of_several_records(fog_record_file: Path, tmp_path: Path) -> None:
+    record = json.loads(fog_record_file.read_text())
+    other = random_record("fields_of_green", seed=9, players=3, limit=30)
+    path = tmp_path / "evaluation.json"
+    path.write_text(json.dumps({"policy": "random", "records": [{"seed": 4, "record": record}, {"record": other}]}))
+    with running(ViewerApp(records=load_records(path))) as server:
+        info = get_json(server, "/api/info?record=1")
+        assert len(info["records"]) == 2 and info["num_players"] == 3 and info["steps"] == 30
+        assert get_json(server, "/api/frame?record=1&step=30&view=2")["step"] == 30
+        assert get_json(server, "/api/info?record=0")["steps"] == len(record["actions"])
+
+
 def test_a_live_game_against_a_bot_to_its_end(tmp_path: Path) -> None:
     spec = get_spec("fields_of_green")
     session = PlaySession(spec, 2, human=1, opponents=["random"], seed=2)

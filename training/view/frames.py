@@ -120,6 +120,15 @@ def _omniscient_text(spec: Any, game: Any) -> str:
     return spec.render_ansi(game, None) if spec.render_ansi else ""
 
 
+def _pillow() -> bool:
+    """Whether pictures can be drawn here (Pillow, extra ``render``); without it the page shows text only."""
+    try:
+        import PIL  # noqa: F401
+    except ImportError:  # pragma: no cover - depends on the installation
+        return False
+    return True
+
+
 class Timeline:
     """A record replayed step by step: ``state(i)`` is the game after ``i`` actions."""
 
@@ -310,6 +319,8 @@ class Frames:
         return frame
 
     def has_picture(self, view: View) -> bool:
+        if not _pillow():
+            return False
         if view is None:
             return self.spec.render_rgb is not None or self.picture is not None
         return self.picture is not None

@@ -205,10 +205,10 @@ class ViewerApp:
         return {"saved": self.saved}
 
     def _lock(self) -> Any:
-        return self.session.lock if self.session is not None else _NULL_LOCK
+        return self.session.lock if self.session is not None else _RECORD_LOCK
 
 
-_NULL_LOCK = threading.RLock()
+_RECORD_LOCK = threading.RLock()  # frames share replay caches: one request at a time
 
 
 def static_file(name: str) -> bytes:
