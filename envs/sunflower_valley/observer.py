@@ -25,7 +25,7 @@ from farmgames.envs.core.observation import (
     rotated_runs,
 )
 
-from .actions import DICE, FACES, HOUSE, RAIL_SIDES, SHEEP, SLOTS, STRAIGHT, SUNFLOWER, SUPER
+from .actions import DICE, FACE_OF, FACES, FALLBACK_START, HOUSE, RAIL_SIDES, SHEEP, SLOTS, STRAIGHT, SUNFLOWER, SUPER
 from .game import MAX_PLAYERS, Game
 from .hexgrid import N_HEX
 from .scoring import EMPTY
@@ -151,6 +151,7 @@ del _s, _side, _letter, _lay, _h, _c, row, v
 _PLANE_VALUES = tuple(tuple(float(x) for x in row) for row in _SYMBOL_PLANES)
 _EMPTY_VALUES = tuple(float(x) for x in _EMPTY_PLANES)
 _NO_VALUES = (0.0,) * len(SHEET_PLANES)
+_SLOT_W = 1 + len(FACES)  # one slot's row: free flag + face one-hot
 # PLAYER_FEATURES column counted per drawn symbol code
 _COUNT_COLUMN = tuple(2 if s == HOUSE else 3 if s == SHEEP else 4 if s in (SUNFLOWER, SUPER) else 5 for s in range(13))
 
@@ -173,6 +174,10 @@ class Observer:
         self._at = {e.name: e.start for e in self.layout.entries}
         self._slot_zeros = memoryview(np.zeros(SLOTS * (1 + len(FACES)), np.float32))
         self._history = -1
+        self._mover = 0
+        self._first: int = 0
+        self._current: int | None = None
+        self._round = 0
         self._game: Any = None
         self._seen: list[list[int]] = []
 
@@ -192,7 +197,7 @@ class Observer:
     def new_buffer(self) -> ObservationBuffer:
         return self.layout.new_buffer()
 
-    def _sync(self, game: Game) -> None:
+    def _sync(self, game: Game) -> int:
         """Bring the seat-ordered source up to date with ``game``: sheet planes and per-sheet counts change
         only for the hexes that changed since the last fill."""
         v = self._v
@@ -209,11 +214,10 @@ class Observer:
                 v["pads"][p, LETTERS.index(pad)] = 1
         steps = len(game.history)
         if steps == self._history:
-            return
-        if steps == self._history + 1 and self._history >= 0:  # one turn since the last fill: one hex changed
-            hexes: Any = (game.history[-1] % N_HEX,)
-        else:
-            hexes = range(N_HEX)
+            return 0
+        mode = 1 if steps == self._history + 1 and self._history >= 0 else 2
+        # one turn since the last fill: only the hex it drew changed
+        hexes: Any = (game.history[-1] % N_HEX,) if mode == 1 else range(N_HEX)
         self._history = steps
         src = self._src_mv
         at = self._at
@@ -226,6 +230,7 @@ class Observer:
                 if new == old:
                     continue
                 seen[h] = new
+                self._mover = p
                 values = _PLANE_VALUES[new] if new >= 0 else _EMPTY_VALUES if new == EMPTY else _NO_VALUES
                 i = at["sheets"] + p * plane_size + h
                 for value in values:
@@ -239,19 +244,28 @@ class Observer:
                         src[at["players"] + p * _P + _COUNT_COLUMN[code]] += sign
                         if code == SUNFLOWER or code == SUPER:
                             src[at["sunflowers_by_colour"] + p * len(COLOURS) + k] += sign
+        return mode
 
     def fill(self, game: Game, seat: int, buffer: ObservationBuffer, force_full: bool = False) -> None:
         if force_full:
             self._game = None
-        self._sync(game)
-        src = self._src_mv
-        at = self._at
+        mode = self._sync(game)
+        if mode == 2:
+            self._write_state(game)
+        elif mode == 1:
+            self._write_step(game)
+        mv, src = buffer.mv, self._src_mv
+        for a, b, c, d in self._runs[seat]:
+            mv[a:b] = src[c:d]
+
+    def _write_state(self, game: Game) -> None:
+        """Every small vector (players' dynamic features, pool, slots, game features) from scratch."""
+        src, at = self._src_mv, self._at
         i = at["players"]
         first, current = game.first, game.current
-        inhabitants, turns = game.inhabitants, game.turns
         for p in range(game.num_players):
-            src[i] = inhabitants[p]
-            src[i + 1] = turns[p]
+            src[i] = game.inhabitants[p]
+            src[i + 1] = game.turns[p]
             src[i + 6] = p == first
             src[i + 7] = p == current
             i += _P
@@ -259,18 +273,60 @@ class Observer:
         for f, count in enumerate(game.pool):
             src[i + f] = count
         i = at["slots"]
-        src[i : i + SLOTS * (1 + len(FACES))] = self._slot_zeros
+        src[i : i + SLOTS * _SLOT_W] = self._slot_zeros
         for k, f in enumerate(game.slot_face):
-            src[i + k * (1 + len(FACES)) + 1 + f] = 1.0
-        i = at["game"]
+            src[i + k * _SLOT_W + 1 + f] = 1.0
+        self._first, self._current, self._round = first, current, game.round
+        self._write_game(game)
+
+    def _write_step(self, game: Game) -> None:
+        """Only what one turn changed: the mover's inhabitants and turns, the first/to-move flags, the die
+        taken from the pool and the slot it went to (everything on a new round), the game features."""
+        src, at = self._src_mv, self._at
+        action = game.history[-1]
+        if action < FALLBACK_START:
+            h = action % N_HEX
+            f, k = FACE_OF[action // N_HEX], game.sheet_map.colour[h]
+        else:
+            f, rest = divmod(action - FALLBACK_START, SLOTS * N_HEX)
+            k, h = divmod(rest, N_HEX)
+        mover = self._mover
+        i = at["players"] + mover * _P
+        src[i] = game.inhabitants[mover]
+        src[i + 1] = game.turns[mover]
+        first, current, base = game.first, game.current, at["players"]
+        if first != self._first:
+            src[base + self._first * _P + 6] = 0.0
+            src[base + first * _P + 6] = 1.0
+        if current != self._current:
+            if self._current is not None:
+                src[base + self._current * _P + 7] = 0.0
+            if current is not None:
+                src[base + current * _P + 7] = 1.0
+        self._first, self._current = first, current
+        if game.round != self._round:
+            self._round = game.round
+            i = at["pool"]
+            for face, count in enumerate(game.pool):
+                src[i + face] = count
+            i = at["slots"]
+            src[i : i + SLOTS * _SLOT_W] = self._slot_zeros
+            for slot in range(SLOTS):
+                src[i + slot * _SLOT_W] = 1.0
+        else:
+            src[at["pool"] + f] = game.pool[f]
+            i = at["slots"] + k * _SLOT_W
+            src[i] = 0.0
+            src[i + 1 + f] = 1.0
+        self._write_game(game)
+
+    def _write_game(self, game: Game) -> None:
+        src, i = self._src_mv, self._at["game"]
         src[i] = game.round + 1
         src[i + 1] = game.turn_in_round
         src[i + 2] = game.fallback()
         src[i + 3] = game.children
-        src[i + 4] = current is None
-        mv = buffer.mv
-        for a, b, c, d in self._runs[seat]:
-            mv[a:b] = src[c:d]
+        src[i + 4] = game.current is None
 
     def text(self, game: Game, seat: int) -> str:
         """The observation as text: the whole table (all public) from ``seat``'s chair."""
