@@ -19,6 +19,12 @@ own farm before the next seat decides (``HeuristicBot._local_act``), it is done 
 projection of that farm reuses what does not depend on the changed cell. ``VERIFY_CACHES = True``
 recomputes every memo hit and replays every such act on a full engine clone, asserting agreement;
 tests/fields_of_green/test_bots.py pins the decisions with recorded golden games.
+
+The rules come from the engine: years, turns, income and the action count from ``game.py``, gains and
+conditions from ``effects`` (``_Model`` passes its compiled-filter counter), the final count from
+``scoring.vp_items``, harvest costs from ``game.harvest_cost``/``harvest_discount``. Two thin adapters
+remain, for speed and checked against the engine by ``VERIFY_CACHES``: ``_Model.count`` (``effects.count``
+over precompiled filters) and ``_direct_act`` (the engine's act steps on a copy of one farm).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The heuristic bot's projection: a farm played through the remaining Harvest phases, then counted.
 
-``_Projection`` runs the harvest policy of ``HeuristicBot`` on a copy of a farm with income, water range,
-silo capacity and fallow risk (no further builds) and values the result like the final score with
-fractional coins and food (``scoring.vp_items``). ``_Ctx`` is the per-decision context it values
-resources in.
+``_Projection`` plays the Harvest phases of ``HeuristicBot._project`` (which adds the income between them)
+on a copy of a farm with the bot's harvest policy, water range, silo capacity and fallow risk (no further
+builds), and counts the result like the final score -- the engine's ``scoring.vp_items`` -- with fractional
+coins and food. ``_Ctx`` is the per-decision context it values resources in.
 """
 
 from __future__ import annotations
