@@ -99,7 +99,7 @@ def _play_games(task) -> dict:
     from farmgames.envs.core.bots import make_bot
 
     env = _env(env_kwargs)
-    bots = env.spec_game.bots
+    bots = env.game_spec.bots
     players = int(env_kwargs["num_players"])
     obs_list, masks, actions, rewards, games = [], [], [], [], []
     outcome = {"won": [], "margin": [], "decisions": []}

@@ -107,7 +107,7 @@ class SingleAgentEnv(gymnasium.Env):
         **variant: Any,
     ):
         super().__init__()
-        self.spec_game = spec = get_spec(game)
+        self.game_spec = spec = get_spec(game)
         self.game_name = spec.env_name
         self.metadata = {**type(self).metadata, "name": f"{spec.gym_name}-v{spec.version}"}
         num_players = spec.default_players if num_players is None else num_players
@@ -205,10 +205,10 @@ class SingleAgentEnv(gymnasium.Env):
         """A policy object for an opponent (bots: one object per relative seat; others cached by name)."""
         if hasattr(item, "act"):
             return item, getattr(item, "name", None) or str(item)
-        bots = self.spec_game.bots
+        bots = self.game_spec.bots
         if not isinstance(item, (str, Path)):
             raise ValueError(
-                f"an opponent is a bot name of {self.spec_game.name} ({', '.join(sorted(bots))}), "
+                f"an opponent is a bot name of {self.game_spec.name} ({', '.join(sorted(bots))}), "
                 "'module:attribute', a policy object with act(observation, action_mask) or, with a "
                 f"resolver, a checkpoint path; got {item!r}"
             )
@@ -221,16 +221,16 @@ class SingleAgentEnv(gymnasium.Env):
         return policy, getattr(policy, "name", None) or text
 
     def _build(self, text: str) -> Any:
-        if text in self.spec_game.bots:
-            return BotPolicy(self.spec_game, text)
+        if text in self.game_spec.bots:
+            return BotPolicy(self.game_spec, text)
         policy = self._resolve(text)
         if policy is not None:
             return policy
         if ":" in text and not Path(text).exists():
             return load_object(text)
         raise ValueError(
-            f"unknown opponent {text!r}: the bots of {self.spec_game.name} are "
-            f"{', '.join(sorted(self.spec_game.bots))}; checkpoint paths need "
+            f"unknown opponent {text!r}: the bots of {self.game_spec.name} are "
+            f"{', '.join(sorted(self.game_spec.bots))}; checkpoint paths need "
             "resolver=farmgames.training.policy.resolve_opponent"
         )
 
