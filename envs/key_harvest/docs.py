@@ -1,6 +1,6 @@
 """The generated parts of docs/key_harvest/env.md (action table, phase table, observation tables).
 
-    python -m farmgames.envs.key_harvest.docs > docs/key_harvest/generated.md
+    python -m farmgames.envs.key_harvest.docs docs/key_harvest/env.md   # rewrites the part after the heading
 
 ``tests/key_harvest/test_docs.py`` checks that env.md contains exactly these tables.
 """
@@ -64,5 +64,22 @@ def generated_markdown(num_players: int = 4) -> str:
     return "\n".join(parts)
 
 
+HEADING = "## Generated tables"
+
+
+def rewrite(path: str) -> None:
+    """Replace everything after ``HEADING`` in the page at ``path`` with the current tables."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    head = text[: text.index(HEADING)] if HEADING in text else text + "\n"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(head + HEADING + "\n\n" + generated_markdown() + "\n")
+
+
 if __name__ == "__main__":  # pragma: no cover
-    print(generated_markdown())
+    import sys
+
+    if len(sys.argv) > 1:
+        rewrite(sys.argv[1])
+    else:
+        print(generated_markdown())

@@ -215,13 +215,6 @@ class Observer:
                     np.broadcast_to(highs(BOARD_PLANES), (P, NUM_SPACES, N_PLANES)),
                 ),
                 (
-                    "players",
-                    ("players", "features"),
-                    (P, NPF),
-                    "per player, viewer first (PLAYER_FEATURES)",
-                    np.broadcast_to(highs(PLAYER_FEATURES), (P, NPF)),
-                ),
-                (
                     "store_tile",
                     ("players", "store spaces", "spaces"),
                     (P, STORE_SPACES, NUM_SPACES),
@@ -256,6 +249,13 @@ class Observer:
                     "kind of the event on each event space (one-hot): " + ", ".join(e.name for e in EVENTS),
                     1.0,
                 ),
+                (
+                    "players",
+                    ("players", "features"),
+                    (P, NPF),
+                    "per player, viewer first (PLAYER_FEATURES)",
+                    np.broadcast_to(highs(PLAYER_FEATURES), (P, NPF)),
+                ),
                 ("state", ("features",), (NSF,), "table and decision context (STATE_FEATURES)", highs(STATE_FEATURES)),
                 (
                     "ctx_spaces",
@@ -267,8 +267,11 @@ class Observer:
             ]
         )
         e = self.layout.entry
-        self._players = (e["players"].start, e["players"].stop)
-        self._state = (e["state"].start, e["state"].stop)
+        self._rows = (e["players"].start, e["state"].stop)  # players then state: one contiguous run
+        self._public = (e["store_tile"].start, e["event_spaces"].stop)  # the public planes: one run
+        assert e["players"].stop == e["state"].start and e["store_tile"].stop == e["townsfolk"].start
+        self._planes: dict[tuple, np.ndarray] = {}  # board key -> its (56, planes) array, shared by all buffers
+        self._blocks: dict[tuple, np.ndarray] = {}  # public key -> the public run, shared by all buffers
 
     @staticmethod
     def player_feature(buffer: ObservationBuffer, name: str) -> np.ndarray:
@@ -291,47 +294,72 @@ class Observer:
 
     # ------------------------------------------------------------------------------------------ fill
 
-    def _write_board(self, game: Any, q: int, plane: np.ndarray) -> None:
+    def _board_planes(self, game: Any, q: int) -> np.ndarray:
+        plane = np.zeros((NUM_SPACES, N_PLANES), np.float32)
         f, u = bits(game.fields[q]), bits(game.unharvested[q])
         plane[:, 0] = f
         plane[:, 1] = u
         plane[:, 2] = f - u
         plane[:, 3:8] = _CROP_PLANES * f[:, None]
-        plane[:, 8:11] = 0.0
         for s in spaces(game.workers[q]):
             tile = game.worker_at[q][s]
             plane[s, 8] = 1.0
             plane[s, 9] = NUMBER[worker_kind(tile)]
             plane[s, 10] = 1.0 if tile >= TOWNSFOLK_BASE else 0.0
+        plane.setflags(write=False)
+        return plane
 
     def fill(self, game: Any, seat: int, buffer: ObservationBuffer) -> None:
+        """Write ``seat``'s view. Parts are keyed by their full content: a buffer skips a part it already
+        holds, and the observer keeps the arrays of recent boards and public planes for every buffer."""
         v = buffer.views
         n = game.num_players
         order = [(seat + k) % n for k in range(n)]
         memo = buffer.memo
         board = v["board"]
+        planes = self._planes
         for k, q in enumerate(order):
             w = game.workers[q]
             key = (game.fields[q], game.unharvested[q], w, tuple(game.worker_at[q][s] for s in spaces(w)) if w else ())
             if memo.get(k) != key:
-                self._write_board(game, q, board[k])
+                plane = planes.get(key)
+                if plane is None:
+                    if len(planes) > 4096:
+                        planes.clear()
+                    plane = planes[key] = self._board_planes(game, q)
+                board[k] = plane
                 memo[k] = key
         key = (
             seat,
             tuple(game.registry),
             tuple(map(tuple, game.store)),
-            len(game.bag),
-            len(game.fallow),
-            len(game.events),
+            tuple(game.fields),
+            tuple(game.fallow),
+            tuple(game.events),
             tuple(game.town),
         )
         if memo.get("public") != key:
-            self._fill_public(game, v, order)
+            block = self._blocks.get(key)
+            if block is None:
+                if len(self._blocks) > 2048:
+                    self._blocks.clear()
+                self._fill_public(game, v, order)
+                a, b = self._public
+                block = self._blocks[key] = buffer.flat[a:b].copy()
+            else:
+                a, b = self._public
+                buffer.flat[a:b] = block
             memo["public"] = key
-        a, b = self._players
-        buffer.flat[a:b] = self._player_rows(game, seat, order)
-        a, b = self._state
-        buffer.flat[a:b] = self._state_row(game, seat)
+        a, b = self._rows
+        rows = self._player_rows(game, seat, order)
+        if memo.get("players") != rows:  # list comparison is cheaper than writing 50 floats per seat
+            buffer.flat[a : a + len(rows)] = rows
+            memo["players"] = rows
+        a += len(rows)
+        row = self._state_row(game, seat)
+        if memo.get("state") != row:
+            buffer.flat[a:b] = row
+            memo["state"] = row
         f = game.frame
         mask = f[3] if f is not None and f[0] == "harvest" else f[4] if f is not None and f[0] == "pick" else 0
         if memo.get("ctx") != mask:
@@ -367,25 +395,37 @@ class Observer:
             ev[i, EVENT_TILES[t - NUM_SPACES]] = 1.0
 
     def _player_rows(self, game: Any, seat: int, order: list[int]) -> list[float]:
-        exact, low, total = known_supplies(game, seat)
-        f = game.frame
-        event_player = f[1] if f is not None and game.event_depth else -1
+        """PLAYER_FEATURES for every seat, viewer first (the same facts as :func:`known_supplies`)."""
+        f = game.stack[-1] if game.stack else None
+        acting = f[1] if f is not None else -1
+        event_player = acting if game.event_depth else -1
+        active, start, two = game.active, game.start_player, game.num_players == 2
         out: list[float] = []
-        reb = game.rebenefit
+        reb, ws, new = game.rebenefit, game.worker_space, game.new_in_store
         for q in order:
             net = game.net[q]
-            ex = exact[q]
-            out += (q == game.active, q == game.current_player, q == game.start_player, q == event_player)
-            out += [game.worker_space[FARMHANDS * q + j] < 0 for j in range(FARMHANDS)]
-            out += [reb >> (FARMHANDS * q + j) & 1 for j in range(FARMHANDS)]
-            out += (total[q], ex is not None)
-            out += ex if ex is not None else (0, 0, 0, 0, 0)
-            out += low[q]
+            b = FARMHANDS * q
+            out += (q == active, q == acting, q == start, q == event_player)
+            out += (ws[b] < 0, ws[b + 1] < 0, ws[b + 2] < 0, ws[b + 3] < 0, ws[b + 4] < 0, ws[b + 5] < 0)
+            r = reb >> b
+            out += (r & 1, r >> 1 & 1, r >> 2 & 1, r >> 3 & 1, r >> 4 & 1, r >> 5 & 1)
+            out.append(sum(game.start[q]) + sum(net))
+            if q == seat or two:
+                ex = game.supply[q] if q == seat else [game.start[q][c] + net[c] for c in range(NUM_CROPS)]
+                out.append(1)
+                out += ex
+                out += ex
+            else:
+                mn = game.min_net[q]
+                out.append(0)
+                out += (0, 0, 0, 0, 0)
+                out += [net[c] - mn[c] for c in range(NUM_CROPS)]
             out += [x if x > 0 else 0 for x in net]
             out += [-x if x < 0 else 0 for x in net]
             out += game.bids[q][0]
             out += game.bids[q][1]
-            out += [t >= 0 and t in game.new_in_store for t in game.store[q]]
+            t0, t1 = game.store[q]
+            out += (t0 >= 0 and t0 in new, t1 >= 0 and t1 in new)
         return out
 
     def _state_row(self, game: Any, seat: int) -> list[float]:
@@ -393,8 +433,8 @@ class Observer:
         out[0:5] = game.stock
         out[5:10] = game.supply[seat]
         out[10:15] = others_start_pool(game, seat)
-        fields_in_bag = sum(1 for t in game.bag if t < NUM_SPACES)
-        out[15], out[16] = fields_in_bag, len(game.bag) - fields_in_bag
+        events_in_bag = NUM_EVENT_TILES - len(game.events) - len(game.removed)  # counts only (KH-INFO-3/4)
+        out[15], out[16] = len(game.bag) - events_in_bag, events_in_bag
         for t in game.events:
             out[17 + EVENT_TILES[t - NUM_SPACES]] += 1
         i = 17 + len(EVENTS)
