@@ -215,7 +215,7 @@ def text_panel(
 
 @dataclass(frozen=True)
 class LegendItem:
-    """One legend entry: a swatch (``"box"``, ``"dot"``, ``"outline"``) in ``colour`` with an optional
+    """One legend entry: a swatch (``"box"``, ``"dot"``, ``"outline"``, ``"corner"``) in ``colour`` with an optional
     symbol drawn on it, and the words that explain it."""
 
     label: str
@@ -228,6 +228,9 @@ class LegendItem:
 def _swatch(draw: Any, x: int, y: int, item: LegendItem, s: int) -> None:
     if item.shape == "dot":
         draw.ellipse((x + 3, y + 3, x + s - 3, y + s - 3), fill=item.colour, outline=INK)
+    elif item.shape == "corner":
+        draw.rectangle((x, y, x + s, y + s), fill=(120, 120, 120), outline=RULE)
+        draw.polygon([(x + s // 2, y), (x + s, y), (x + s, y + s // 2)], fill=item.colour, outline=INK)
     elif item.shape == "outline":
         draw.rectangle((x, y, x + s, y + s), fill=PANEL, outline=item.colour, width=3)
     else:

@@ -241,6 +241,8 @@ def _legend_items():
         LegendItem("empty: may be built next to the farm", FRONTIER_COLOUR),
         LegendItem("equipment tile on the card", (255, 255, 255), shape="dot"),
         LegendItem("player to decide (coloured frame)", (255, 193, 7), shape="outline"),
+        LegendItem("cell of the last action", LAST_COLOUR, shape="outline"),
+        LegendItem("harvested this harvest (white corner)", (255, 255, 255), shape="corner"),
     ]
 
 
@@ -256,6 +258,24 @@ def _crop(game) -> tuple[int, int, int, int]:
     while c1 - c0 < 4 and (c0 > 0 or c1 < g.size - 1):
         c0, c1 = max(c0 - 1, 0), min(c1 + 1, g.size - 1)
     return r0, r1, c0, c1
+
+
+#: action kinds whose argument is a cell of the acting player's farm (the last one is outlined)
+CELL_KINDS = frozenset(
+    ("build", "tower", "silo", "restore", "pay_water", "store_water", "harvest", "place_equipment", "ability_target")
+)
+LAST_COLOUR = (255, 87, 34)
+
+
+def last_cell(game, previous, viewer: int | None) -> tuple[int, int] | None:
+    """``(seat, cell)`` the last action happened at, when it names a cell the viewer may know of."""
+    if previous is None or not game.history or previous.current_player is None:
+        return None
+    seat = previous.current_player
+    if decision_hidden(previous, seat, viewer):
+        return None
+    kind, arg = game.layout.decode(int(game.history[-1]))
+    return (seat, arg) if kind in CELL_KINDS else None
 
 
 def _draw_cell(draw, game, farm, cell: int, box: tuple[int, int, int, int]) -> None:
@@ -299,7 +319,7 @@ def _draw_cell(draw, game, farm, cell: int, box: tuple[int, int, int, int]) -> N
         draw.ellipse((cx - 4, cy - 4, cx + 4, cy + 4), fill=(255, 255, 255), outline=INK)
 
 
-def _draw_farm(draw, game, p: int, x0: int, y0: int, width: int, crop, cell_px: int, scores) -> None:
+def _draw_farm(draw, game, p: int, x0: int, y0: int, width: int, crop, cell_px: int, scores, mark=None) -> None:
     """One player's panel: a header in the seat colour, resources, then the farm grid with axes."""
     from ..core.render import HIGHLIGHT, PANEL, RULE, font, ink_on, seat_colour, text_width
 
@@ -328,13 +348,23 @@ def _draw_farm(draw, game, p: int, x0: int, y0: int, width: int, crop, cell_px: 
     )
     draw.text((x0 + 9, y0 + 30), stats, fill=INK, font=font(12))
     gx, gy = x0 + 28, y0 + 50 + 14
+    harvesting = game.phase == "harvest" and acting
     for c in range(c0, c1 + 1):
         draw.text((gx + (c - c0) * cell_px + cell_px // 2 - 4, gy - 14), str(c), fill=(110, 110, 110), font=font(11))
     for r in range(r0, r1 + 1):
         draw.text((x0 + 10, gy + (r - r0) * cell_px + cell_px // 2 - 6), str(r), fill=(110, 110, 110), font=font(11))
         for c in range(c0, c1 + 1):
             x, y = gx + (c - c0) * cell_px, gy + (r - r0) * cell_px
-            _draw_cell(draw, game, farm, g.cell(r, c), (x + 1, y + 1, x + cell_px - 2, y + cell_px - 2))
+            cell = g.cell(r, c)
+            _draw_cell(draw, game, farm, cell, (x + 1, y + 1, x + cell_px - 2, y + cell_px - 2))
+            if harvesting and cell in game.harvested:
+                x1 = x + cell_px - 2
+                draw.polygon([(x1 - 13, y + 1), (x1, y + 1), (x1, y + 14)], fill=(255, 255, 255), outline=INK)
+    if mark is not None and mark[0] == p:
+        r, c = g.row_col(mark[1])
+        if r0 <= r <= r1 and c0 <= c <= c1:
+            x, y = gx + (c - c0) * cell_px, gy + (r - r0) * cell_px
+            draw.rectangle((x - 1, y - 1, x + cell_px, y + cell_px), outline=LAST_COLOUR, width=4)
 
 
 def _farm_height(crop, cell_px: int) -> int:
@@ -421,6 +451,7 @@ def rgb_array(game, cell_px: int = 58, viewer: int | None = None, previous=None)
     gap = 10
     width = per_row * panel_w + (per_row + 1) * gap
     info = _title_info(game, viewer, previous)
+    mark = last_cell(game, previous, viewer)
     title_h = core.measure(core.title_bar, width, info)
     extra = _cards_lines(game, viewer)
     extra_h = core.measure(core.text_panel, width - 2 * gap, extra, "cards in view") + gap if extra else 0
@@ -434,7 +465,7 @@ def rgb_array(game, cell_px: int = 58, viewer: int | None = None, previous=None)
     for p in range(game.num_players):
         x0 = gap + (p % per_row) * (panel_w + gap)
         y0 = y + (p // per_row) * (farm_h + gap)
-        _draw_farm(draw, game, p, x0, y0, panel_w, crop, cell_px, info.scores)
+        _draw_farm(draw, game, p, x0, y0, panel_w, crop, cell_px, info.scores, mark)
     y += nrows * (farm_h + gap)
     if extra:
         y += core.text_panel(draw, gap, y, width - 2 * gap, extra, "cards in view") + gap
