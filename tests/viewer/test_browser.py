@@ -23,7 +23,7 @@ from farmgames.training.view.records import load_records
 from farmgames.training.view.server import ViewerApp
 from farmgames.training.view.session import PlaySession
 
-from .conftest import running
+from .conftest import random_record, registered, running
 
 CHROMIUM = os.environ.get("FARMGAMES_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
@@ -161,4 +161,17 @@ def test_play_a_game_against_a_bot_to_its_end(browser: Any, tmp_path: Path) -> N
         assert "game over" in page.text("#banner")
         assert save.is_file() and f"record saved to {save}" in page.text("#banner")
         assert page.page.locator("#view-select option").count() == 3, "every view opens once the game is over"
+        assert page.errors == []
+
+
+@pytest.mark.parametrize("name", registered())
+def test_every_registered_game_opens(browser: Any, name: str) -> None:
+    record = random_record(name, limit=30)
+    app = ViewerApp(records=[("record", record)])
+    with running(app) as server:
+        page = Page(browser, server.url + "?view=0")
+        first = page.shot()
+        page.click("#next")
+        assert page.step() == 1 and page.shot() != first
+        assert page.text("#obs-text") or page.text("#table-text")
         assert page.errors == []

@@ -41,6 +41,12 @@ class PerturbedTimeline(Timeline):
         return self._perturbed[i]
 
 
+def _actors(spec: Any, record: dict[str, Any]) -> list[int]:
+    """The seat that took each action of the record."""
+    timeline = Timeline(spec, record)
+    return [timeline.state(i).current_player for i in range(timeline.steps)]
+
+
 def _app(record: dict[str, Any], timeline: Timeline) -> ViewerApp:
     app = ViewerApp(records=[("record", record)])
     app.sources[0]._frames = Frames(timeline)
@@ -57,8 +63,11 @@ def test_a_seat_view_shows_nothing_hidden(name: str) -> None:
     players = max(spec.min_players, min(3, spec.max_players))  # 3 players: hidden picks in Fields of Green
     record = random_record(name, seed=5, players=players, limit=90)
     steps = len(record["actions"])
-    pictures = sorted({1, steps // 3, steps - 1})
+    actors = _actors(spec, record)
     for seat in range(players):
+        # pictures: the start, the end, and steps right after another seat decided (its choice is worded)
+        others = [i + 1 for i, who in enumerate(actors) if who != seat]
+        pictures = sorted({1, steps - 1, *others[1 :: max(1, len(others) // 3)][:3]})
         plain = _app(record, Timeline(spec, record))
         perturbed_timeline = PerturbedTimeline(spec, record, seat, seed=seat)
         perturbed = _app(record, perturbed_timeline)
