@@ -70,7 +70,10 @@ class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
         return game.legal_actions() if game.current_player == seat and not self._stopped else []
 
     def step(self, action: Any) -> None:
-        agent = self.agent_selection
+        try:
+            agent = self.agent_selection
+        except AttributeError:  # set by reset()
+            raise RuntimeError(f"{self.spec.env_name}: step() called before reset(); call reset() first") from None
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return

@@ -125,7 +125,16 @@ class BoardGameParallelEnv(BoardGameEnvBase, ParallelEnv):
     def step(self, actions: dict[str, Any]) -> Any:
         game = self.game
         if not self.agents:
-            raise RuntimeError("step() called after the game ended; call reset()")
+            when = "before reset()" if self._version == 0 else "after the game ended"
+            raise RuntimeError(f"{self.spec.env_name}: step() called {when}; call reset()")
+        if not isinstance(actions, dict):
+            raise TypeError(
+                f"{self.spec.env_name}: step() takes a dict {{agent: action}} (agents {self.agents}), got {actions!r}"
+            )
+        for key in actions:
+            if key not in self.agent_name_mapping:  # a typo must not be ignored
+                raise ValueError(f"{self.spec.env_name}: step() got an action for {key!r}, which is not an agent of "
+                                 f"this game (agents: {', '.join(self.agents)})")
         checked = self._check(actions)  # an error changes nothing
         if isinstance(checked, tuple):
             agent, action, exc = checked
