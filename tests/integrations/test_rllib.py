@@ -19,8 +19,14 @@ def local_ray():
     ray = pytest.importorskip("ray")
     pytest.importorskip("ray.rllib")
     os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # node address = loopback
-    ray.init(address="local", _node_ip_address="127.0.0.1", num_cpus=2, include_dashboard=False,
-             log_to_driver=False, configure_logging=False)
+    ray.init(
+        address="local",
+        _node_ip_address="127.0.0.1",
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        configure_logging=False,
+    )
     try:
         assert all(node["NodeManagerAddress"] == "127.0.0.1" for node in ray.nodes())
         yield ray
@@ -54,8 +60,9 @@ def test_rllib_env_plays_a_game_with_masks(name):
 def test_rllib_masked_ppo_self_play_trains(name, local_ray, tmp_path):
     from farmgames.wrappers.integrations.rllib import ppo_config
 
-    config = ppo_config(name, num_players=players(name), env_runners=2, hidden=(32,), train_batch_size=300,
-                        minibatch_size=100)
+    config = ppo_config(
+        name, num_players=players(name), env_runners=2, hidden=(32,), train_batch_size=300, minibatch_size=100
+    )
     algo = config.build_algo()
     try:
         result = algo.train()

@@ -33,8 +33,9 @@ def test_tianshou_masked_dqn_collects_and_updates(name):
     others = [MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space) for _ in range(n - 1)]
     algo = MultiAgentOffPolicyAlgorithm(algorithms=[learner, *others], env=env)
     train_envs = DummyVectorEnv([lambda: tianshou_env(name, num_players=n) for _ in range(2)])
-    collector = Collector(algo, train_envs, VectorReplayBuffer(2000, 2), exploration_noise=True,
-                          raise_on_nan_in_buffer=True)
+    collector = Collector(
+        algo, train_envs, VectorReplayBuffer(2000, 2), exploration_noise=True, raise_on_nan_in_buffer=True
+    )
     collector.reset()
     stats = collector.collect(n_step=300)
     assert stats.n_collected_steps >= 300

@@ -26,11 +26,19 @@ def test_torchrl_pettingzoo_wrapper_specs_and_masked_training(name):
     group = next(iter(env.group_map))
     size = env.full_observation_spec[group, "observation", "observation"].shape[-1]
     n = env.full_action_spec[group, "action"].space.n
-    net = TensorDictModule(torch.nn.Sequential(torch.nn.Linear(size, 32), torch.nn.Tanh(), torch.nn.Linear(32, n)),
-                           in_keys=[(group, "observation", "observation")], out_keys=[(group, "logits")])
-    policy = ProbabilisticActor(net, in_keys={"logits": (group, "logits"), "mask": (group, "action_mask")},
-                                out_keys=[(group, "action")], distribution_class=MaskedCategorical,
-                                return_log_prob=True, log_prob_key=(group, "log_prob"))
+    net = TensorDictModule(
+        torch.nn.Sequential(torch.nn.Linear(size, 32), torch.nn.Tanh(), torch.nn.Linear(32, n)),
+        in_keys=[(group, "observation", "observation")],
+        out_keys=[(group, "logits")],
+    )
+    policy = ProbabilisticActor(
+        net,
+        in_keys={"logits": (group, "logits"), "mask": (group, "action_mask")},
+        out_keys=[(group, "action")],
+        distribution_class=MaskedCategorical,
+        return_log_prob=True,
+        log_prob_key=(group, "log_prob"),
+    )
     optim = torch.optim.Adam(net.parameters(), lr=1e-3)
     frames = 0
     for _ in range(3):
@@ -56,8 +64,13 @@ def test_cleanrl_style_masked_ppo_loop(name):
     from farmgames.envs import get_spec
 
     num_envs, num_steps = 2, 64
-    envs = gymnasium.make_vec(get_spec(name).gym_id, num_envs=num_envs, vectorization_mode="sync",
-                              num_players=players(name), opponents="random")
+    envs = gymnasium.make_vec(
+        get_spec(name).gym_id,
+        num_envs=num_envs,
+        vectorization_mode="sync",
+        num_players=players(name),
+        opponents="random",
+    )
     obs_size = envs.single_observation_space.shape[0]
     n = envs.single_action_space.n
     torch.manual_seed(0)
@@ -83,8 +96,13 @@ def test_cleanrl_style_masked_ppo_loop(name):
                 batch["logp"].append(d.log_prob(a))
                 batch["val"].append(critic(o).squeeze(-1))
             obs, rew, term, trunc, infos = envs.step(a.numpy())
-            for k, v in (("obs", o), ("mask", m), ("act", a), ("rew", torch.as_tensor(rew, dtype=torch.float32)),
-                         ("done", torch.as_tensor(term | trunc, dtype=torch.float32))):
+            for k, v in (
+                ("obs", o),
+                ("mask", m),
+                ("act", a),
+                ("rew", torch.as_tensor(rew, dtype=torch.float32)),
+                ("done", torch.as_tensor(term | trunc, dtype=torch.float32)),
+            ):
                 batch[k].append(v)
             steps += num_envs
         b = {k: torch.stack(v) for k, v in batch.items()}
