@@ -38,7 +38,7 @@ from .actions import (
     TAKE_STORE,
     TOWNSFOLK0,
 )
-from .board import BIT, NEIGHBOUR_MASK, NUM_CROPS, NUMBER, STORE_SPACES, group_of, groups, spaces, worker_kind
+from .board import BIT, NEIGHBOUR_MASK, NUM_CROPS, NUMBER, STORE_SPACES, group_of, groups, worker_kind
 from .observer import known_supplies
 
 __all__ = ["HeuristicBot", "RandomBot", "group_points", "tile_value"]
@@ -253,6 +253,3 @@ class HeuristicBot(Bot):
 
     def _remove(self, game: Any, p: int, legal: list[int], f: tuple) -> int:
         return min(legal, key=lambda a: NUMBER[worker_kind(game.worker_at[p][a - SPACE0])])
-
-    def _spaces(self, mask: int) -> list[int]:
-        return spaces(mask)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .actions import PHASES
+from .actions import action_name
 from .board import (
     COLS,
     CROP_OF,
@@ -143,7 +143,7 @@ def header_lines(game: Any, viewer: int | None, public: bool = False) -> list[st
         letters = "".join(ch for i, ch in enumerate("abcd") if game.taken >> i & 1) or "-"
         lines.append(f"actions taken: {game.actions_taken}/2, letters used: {letters}")
     if game.history:
-        lines.append(f"last action: {game.history[-1]}")
+        lines.append(f"last action: {game.history[-1]} ({action_name(game.history[-1])})")
     ev = [EVENTS[EVENT_TILES[t - NUM_SPACES]].name for t in game.events]
     lines.append(f"events ({len(ev)}/{EVENT_SPACES}): " + (", ".join(ev) or "none"))
     fields_in_bag = sum(1 for t in game.bag if t < NUM_SPACES)
@@ -224,8 +224,8 @@ def _draw_board(draw: Any, font: Any, game: Any, p: int, x0: int, y0: int, r: fl
             draw.text((cx - 3, cy - 7), str(num), fill=(255, 255, 255), font=font)
         else:
             draw.polygon(pts, fill=(250, 248, 240), outline=(200, 200, 190))
-            if col == 0:
-                draw.text((cx - r - 16, cy - 7), ROW_NAMES[row], fill=(120, 120, 120), font=font)
+        if col == 0:
+            draw.text((x0 + 2, cy - 7), ROW_NAMES[row], fill=(120, 120, 120), font=font)
     for col in range(COLS):
         draw.text((x0 + 20 + w / 2 + col * w - 3, y0 - 13), str(col + 1), fill=(120, 120, 120), font=font)
 
@@ -256,11 +256,12 @@ def rgb_array(game: Any, viewer: int | None = None) -> Any:
     font = ImageFont.load_default()
     # header
     y = 8
-    for line in header_lines(game, viewer, public=True)[:3]:
+    for line in [t for t in header_lines(game, viewer, public=True) if not t.startswith("last action")][:3]:
         draw.text((10, y), line, fill=(0, 0, 0), font=font)
         y += 14
     if game.history:
-        draw.text((10, y), f"last action: {game.history[-1]}", fill=(0, 0, 0), font=font)
+        last = game.history[-1]
+        draw.text((10, y), f"last action: {last} ({action_name(last)})", fill=(0, 0, 0), font=font)
     y += 18
     # town board: registry
     draw.rectangle((8, y, width - 8, y + 150), outline=(120, 100, 60), fill=(245, 235, 210))
@@ -349,7 +350,3 @@ def rgb_array(game: Any, viewer: int | None = None) -> Any:
         off = [WORKERS[k].name[:4] for k in range(FARMHANDS) if game.worker_space[FARMHANDS * q + k] < 0]
         draw.text((bx, sy + 56), "farmhands off board: " + (" ".join(off) or "none"), fill=(0, 0, 0), font=font)
     return np.asarray(img, dtype=np.uint8)
-
-
-def phase_names() -> tuple[str, ...]:
-    return PHASES

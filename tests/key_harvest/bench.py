@@ -1,7 +1,8 @@
-"""Speed of Key Harvest (not a test): engine-only random games per second, and AEC steps per second with
-observation and mask against connect_four_v3 in the same loop.
+"""Speed and strength of Key Harvest (not a test): engine-only random games per second, AEC steps per second
+with observation and mask against connect_four_v3 in the same loop, and the heuristic bot's win rates.
 
     python tests/key_harvest/bench.py [games] [steps]
+    python tests/key_harvest/bench.py --win-rates [games]     # docs/key_harvest/bots.md table
 """
 
 from __future__ import annotations
@@ -46,7 +47,42 @@ def aec_steps_per_second(env, steps: int) -> float:
     return steps / (time.perf_counter() - t)
 
 
+def wilson(p: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / den
+    return centre - half, centre + half
+
+
+def win_rates(games: int) -> None:
+    """One heuristic seat (rotating) against random bots, deal seeds 10000.. (shared wins count 1/k)."""
+    from farmgames.envs.core.bots import RandomBot, play_game
+    from farmgames.envs.key_harvest.bots import HeuristicBot
+    from farmgames.envs.key_harvest.game import Game
+
+    for n in (2, 3, 4):
+        wins, most, truncated, own, rest = 0.0, 0, 0, 0, 0
+        for k in range(games):
+            seat = k % n
+            bots = [HeuristicBot(k) if q == seat else RandomBot(k * 7 + q) for q in range(n)]
+            g = play_game(bots, Game(n, 10000 + k))
+            won = g.winners()
+            wins += 1 / len(won) if seat in won else 0
+            most, truncated = max(most, g.rounds), truncated + g.truncated
+            totals = [s.total for s in g.scores()]
+            own, rest = own + totals[seat], rest + sum(totals) - totals[seat]
+        p = wins / games
+        lo, hi = wilson(p, games)
+        print(
+            f"{n}p: win rate {p:.3f} Wilson 95% [{lo:.3f}, {hi:.3f}] over {games} games; mean score "
+            f"{own / games:.1f} vs {rest / games / (n - 1):.1f}; most rounds {most}; truncated {truncated}"
+        )
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--win-rates"]:
+        win_rates(int(sys.argv[2]) if len(sys.argv) > 2 else 1000)
+        return
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     steps = int(sys.argv[2]) if len(sys.argv) > 2 else 20000
     for n in (2, 3, 4):

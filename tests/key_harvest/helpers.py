@@ -6,7 +6,7 @@ from farmgames.envs.key_harvest.actions import CROP0, DONE, REGISTRY0, SPACE0, S
 from farmgames.envs.key_harvest.board import CROPS, SPACE_NAMES
 from farmgames.envs.key_harvest.scenario import scenario
 
-__all__ = ["CROP0", "DONE", "REGISTRY0", "SPACE0", "STORE0", "S", "C", "R", "ST", "play", "scenario", "phase"]
+__all__ = ["CROP0", "DONE", "REGISTRY0", "SPACE0", "STORE0", "S", "C", "R", "ST", "play", "scenario"]
 
 
 def S(name: str) -> int:
@@ -33,7 +33,3 @@ def play(game, *actions: int):
     for a in actions:
         game.apply(a)
     return game
-
-
-def phase(game) -> str | None:
-    return game.phase

@@ -143,6 +143,11 @@ def test_info_8_layout_bounds_and_seat_first():
                 assert (buf.flat >= 0).all() and (buf.flat <= hi).all()
                 assert obs.state_feature(buf, "own_").tolist() == g.supply[seat]
                 assert obs.player_feature(buf, "supply_total")[0] == sum(g.supply[seat])
+                exact, low, total = known_supplies(g, seat)  # the observer's rows say what known_supplies says
+                order = [(seat + k) % n for k in range(n)]
+                assert obs.player_feature(buf, "supply_total").tolist() == [total[q] for q in order]
+                for c, crop in enumerate(("wheat", "hops", "vegetables", "cider_apples", "wine")):
+                    assert obs.player_feature(buf, f"supply_min_{crop}").tolist() == [low[q][c] for q in order]
 
 
 def test_incremental_fill_equals_fresh_fill():

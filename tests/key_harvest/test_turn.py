@@ -36,7 +36,7 @@ def test_turn_3_each_action_once():
     """KH-TURN-3: each action at most once per turn."""
     g = scenario(boards={0: "C2 E6"}, supply={0: {"wheat": 2}})
     play(g, 1, S("C2"))  # the group {C2} is done: back to TURN
-    assert g.phase == "TURN" and 1 in [1] and 1 not in g.legal_actions()  # E6 still unharvested, but (a) is used
+    assert g.phase == "TURN" and 1 not in g.legal_actions() and g.unharvested[0]  # E6 unharvested, (a) used
 
 
 def test_turn_4_c_never_after_d():
