@@ -21,9 +21,10 @@ class Bot:
     name = "bot"
 
     def __init__(self, seed: int = 0):
-        if isinstance(seed, bool) or not isinstance(seed, int):
+        # integers only (numpy integers too); bools, floats and strings are refused, never coerced
+        if isinstance(seed, bool) or type(seed).__name__ == "bool_" or not hasattr(seed, "__index__"):
             raise ValueError(f"bot seed must be an integer, got {seed!r}")
-        self.seed = int(seed)
+        self.seed = int(seed.__index__())
         self.rng = random.Random(self.seed)
 
     def act(self, game: Any) -> int:  # pragma: no cover - abstract
