@@ -61,15 +61,28 @@ PLAYER_FEATURES: tuple[tuple[str, str, float], ...] = (
     ("rails", "rail hexes", float(MAX_TURNS)),
     ("first_player", "holds the first-player token", 1.0),
     ("to_move", "is the player to move", 1.0),
+    *((f"pad_{x}", f"start pad {x} (SV-SETUP-3)", 1.0) for x in LETTERS),
+    *((f"empty_{c}", f"empty {c} hexes", float(REGION_SIZE)) for c in COLOURS),
+    *((f"sunflowers_{c}", f"sunflowers in the {c} region (scoring C)", float(REGION_SIZE)) for c in COLOURS),
 )
 GAME_FEATURES: tuple[tuple[str, str, float], ...] = (
+    *((f"pool_{f.replace(' ', '_')}", f"dice showing {f} in the pool (SV-ROUND-2)", float(DICE)) for f in FACES),
     ("round", "current round, 1-based (SV-ROUND-1)", float(MAX_ROUNDS)),
     ("turn_in_round", "turns taken this round = occupied slots (SV-ROUND-4)", float(SLOTS)),
     ("fallback", "the player to move must use the fallback (SV-TURN-6)", 1.0),
     ("children", "the children's variant is on (SV-VAR-1)", 1.0),
     ("over", "the game is over (SV-END-1)", 1.0),
 )
+SLOT_STATES: tuple[tuple[str, str, float], ...] = (
+    ("free", "no die on the slot yet (SV-TURN-2)", 1.0),
+    *((f"die_{f.replace(' ', '_')}", f"a die showing {f} is on the slot", 1.0) for f in FACES),
+)
 _P = len(PLAYER_FEATURES)
+_PF = {name: i for i, (name, _, _) in enumerate(PLAYER_FEATURES)}
+_GF = {name: i for i, (name, _, _) in enumerate(GAME_FEATURES)}
+_PAD, _EMPTY, _SUN = _PF["pad_A"], _PF["empty_blue"], _PF["sunflowers_blue"]
+_ROUND = _GF["round"]
+_SLOT_W = len(SLOT_STATES)
 
 
 def _col(table) -> np.ndarray:
@@ -77,7 +90,8 @@ def _col(table) -> np.ndarray:
 
 
 def layout_rows(num_players: int) -> list[tuple[str, tuple[str, ...], tuple[int, ...], str, Any]]:
-    """The declared entries (name, dims, shape, meaning, high) for ``num_players`` seats."""
+    """The declared entries (name, dims, shape, meaning, high) for ``num_players`` seats. Few entries on
+    purpose: every entry is a view the env hands out and two copies per player axis in a fill."""
     n = num_players
     return [
         (
@@ -88,38 +102,33 @@ def layout_rows(num_players: int) -> list[tuple[str, tuple[str, ...], tuple[int,
             _col(SHEET_PLANES)[None, :, None],
         ),
         (
+            "players",
+            ("players", "features"),
+            (n, _P),
+            "per player (viewer first): PLAYER_FEATURES",
+            _col(PLAYER_FEATURES),
+        ),
+        (
             "valley",
             ("planes", "hexes"),
             (len(VALLEY_PLANES), N_HEX),
-            "the common sheet map: colour of each hex or mountain (VALLEY_PLANES)",
+            "the common sheet map (SV-SETUP-1): colour of each hex or mountain, VALLEY_PLANES",
             1.0,
         ),
-        ("letter", ("letters",), (len(LETTERS),), "one-hot common sheet letter A–F (SV-SETUP-1)", 1.0),
-        ("pads", ("players", "letters"), (n, len(LETTERS)), "one-hot start pad of each player (SV-SETUP-3)", 1.0),
-        (
-            "empty_by_colour",
-            ("players", "colours"),
-            (n, len(COLOURS)),
-            "empty hexes per colour region",
-            float(REGION_SIZE),
-        ),
-        (
-            "sunflowers_by_colour",
-            ("players", "colours"),
-            (n, len(COLOURS)),
-            "sunflowers per colour region (scoring C)",
-            float(REGION_SIZE),
-        ),
-        ("players", ("players", "features"), (n, _P), "per player: PLAYER_FEATURES", _col(PLAYER_FEATURES)),
-        ("pool", ("faces",), (len(FACES),), "dice in the pool per face (SV-ROUND-2)", float(DICE)),
         (
             "slots",
-            ("colours", "state"),
-            (SLOTS, 1 + len(FACES)),
-            "per colour slot: free flag, then one-hot face of the die on it (SV-TURN-2)",
+            ("colours", "states"),
+            (SLOTS, _SLOT_W),
+            "the board's colour slots blue, orange, purple, green, red: SLOT_STATES (one-hot)",
             1.0,
         ),
-        ("game", ("features",), (len(GAME_FEATURES),), "GAME_FEATURES", _col(GAME_FEATURES)),
+        (
+            "game",
+            ("features",),
+            (len(GAME_FEATURES),),
+            "the dice pool and the round: GAME_FEATURES",
+            _col(GAME_FEATURES),
+        ),
     ]
 
 
@@ -151,9 +160,23 @@ del _s, _side, _letter, _lay, _h, _c, row, v
 _PLANE_VALUES = tuple(tuple(float(x) for x in row) for row in _SYMBOL_PLANES)
 _EMPTY_VALUES = tuple(float(x) for x in _EMPTY_PLANES)
 _NO_VALUES = (0.0,) * len(SHEET_PLANES)
-_SLOT_W = 1 + len(FACES)  # one slot's row: free flag + face one-hot
+# planes per sheet code + 2 (-2 mountain, -1 empty, 0..12 symbols) and the colour one-hot per letter
+_FULL_PLANES = np.vstack([_NO_PLANES, _EMPTY_PLANES, _SYMBOL_PLANES]).astype(np.float32)
+_COLOUR_ONEHOT = {
+    letter: np.array([[float(c == k) for k in range(len(COLOURS))] for c in lay.colour], np.float32)
+    for letter, lay in LAYOUTS.items()
+}
 # PLAYER_FEATURES column counted per drawn symbol code
-_COUNT_COLUMN = tuple(2 if s == HOUSE else 3 if s == SHEEP else 4 if s in (SUNFLOWER, SUPER) else 5 for s in range(13))
+_COUNT_COLUMN = tuple(
+    _PF["houses"]
+    if s == HOUSE
+    else _PF["sheep"]
+    if s == SHEEP
+    else _PF["sunflowers"]
+    if s in (SUNFLOWER, SUPER)
+    else _PF["rails"]
+    for s in range(13)
+)
 
 
 class Observer:
@@ -171,15 +194,21 @@ class Observer:
         self._src_mv = memoryview(self._src)
         self._v = self.layout.views(self._src)
         self._runs = [self._make_runs(n, seat) for seat in range(n)]
-        self._at = {e.name: e.start for e in self.layout.entries}
-        self._slot_zeros = memoryview(np.zeros(SLOTS * (1 + len(FACES)), np.float32))
+        at = {e.name: e.start for e in self.layout.entries}
+        self._sheets_at, self._players_at, self._slots_at, self._game_at = (
+            at["sheets"],
+            at["players"],
+            at["slots"],
+            at["game"],
+        )
+        self._slot_zeros = memoryview(np.zeros(SLOTS * _SLOT_W, np.float32))
+        self._game: Any = None
+        self._seen: list[list[int]] = []
         self._history = -1
         self._mover = 0
         self._first: int = 0
         self._current: int | None = None
         self._round = 0
-        self._game: Any = None
-        self._seen: list[list[int]] = []
 
     def _make_runs(self, n: int, seat: int) -> list[tuple[int, int, int, int]]:
         runs = []
@@ -199,28 +228,18 @@ class Observer:
 
     def _sync(self, game: Game) -> int:
         """Bring the seat-ordered source up to date with ``game``: sheet planes and per-sheet counts change
-        only for the hexes that changed since the last fill."""
-        v = self._v
+        only for the hexes that changed since the last fill. Returns 0 (same state), 1 (one turn later) or
+        2 (anything else: everything was rewritten)."""
         if game is not self._game:
-            self._game = game
-            self._history = -1
-            self._seen = [[-3] * N_HEX for _ in range(game.num_players)]  # -3: nothing known yet
-            for name in ("sheets", "empty_by_colour", "sunflowers_by_colour", "players", "pads"):
-                v[name][:] = 0
-            v["valley"][:] = _VALLEY[game.letter]
-            v["letter"][:] = 0
-            v["letter"][LETTERS.index(game.letter)] = 1
-            for p, pad in enumerate(game.pads):
-                v["pads"][p, LETTERS.index(pad)] = 1
+            self._rebuild(game)
+            return 2
         steps = len(game.history)
         if steps == self._history:
             return 0
-        mode = 1 if steps == self._history + 1 and self._history >= 0 else 2
-        # one turn since the last fill: only the hex it drew changed
-        hexes: Any = (game.history[-1] % N_HEX,) if mode == 1 else range(N_HEX)
+        mode = 1 if steps == self._history + 1 else 2
+        hexes: Any = (game.history[-1] % N_HEX,) if mode == 1 else range(N_HEX)  # one turn: one hex changed
         self._history = steps
         src = self._src_mv
-        at = self._at
         colour = game.sheet_map.colour
         plane_size = len(SHEET_PLANES) * N_HEX
         for p, sheet in enumerate(game.sheets):
@@ -232,19 +251,42 @@ class Observer:
                 seen[h] = new
                 self._mover = p
                 values = _PLANE_VALUES[new] if new >= 0 else _EMPTY_VALUES if new == EMPTY else _NO_VALUES
-                i = at["sheets"] + p * plane_size + h
+                i = self._sheets_at + p * plane_size + h
                 for value in values:
                     src[i] = value
                     i += N_HEX
+                row = self._players_at + p * _P
                 k = colour[h]
                 for code, sign in ((old, -1.0), (new, 1.0)):
                     if code == EMPTY:
-                        src[at["empty_by_colour"] + p * len(COLOURS) + k] += sign
+                        src[row + _EMPTY + k] += sign
                     elif code >= 0:
-                        src[at["players"] + p * _P + _COUNT_COLUMN[code]] += sign
+                        src[row + _COUNT_COLUMN[code]] += sign
                         if code == SUNFLOWER or code == SUPER:
-                            src[at["sunflowers_by_colour"] + p * len(COLOURS) + k] += sign
+                            src[row + _SUN + k] += sign
         return mode
+
+    def _rebuild(self, game: Game) -> None:
+        """The whole seat-ordered source from scratch (numpy; a new game, a reset or a hand-edited state)."""
+        v = self._v
+        self._game = game
+        self._history = len(game.history)
+        self._seen = [list(sheet) for sheet in game.sheets]
+        codes = np.array(game.sheets, np.intp)
+        v["sheets"][:] = _FULL_PLANES[codes + 2].transpose(0, 2, 1)
+        onehot = _COLOUR_ONEHOT[game.letter]
+        sun = (codes == SUNFLOWER) | (codes == SUPER)
+        players = v["players"]
+        players[:] = 0
+        players[:, _EMPTY : _EMPTY + len(COLOURS)] = (codes == EMPTY) @ onehot
+        players[:, _SUN : _SUN + len(COLOURS)] = sun @ onehot
+        players[:, _PF["houses"]] = (codes == HOUSE).sum(1)
+        players[:, _PF["sheep"]] = (codes == SHEEP).sum(1)
+        players[:, _PF["sunflowers"]] = sun.sum(1)
+        players[:, _PF["rails"]] = (codes >= STRAIGHT[0]).sum(1)
+        for p, pad in enumerate(game.pads):
+            players[p, _PAD + LETTERS.index(pad)] = 1
+        v["valley"][:] = _VALLEY[game.letter]
 
     def fill(self, game: Game, seat: int, buffer: ObservationBuffer, force_full: bool = False) -> None:
         if force_full:
@@ -259,9 +301,9 @@ class Observer:
             mv[a:b] = src[c:d]
 
     def _write_state(self, game: Game) -> None:
-        """Every small vector (players' dynamic features, pool, slots, game features) from scratch."""
-        src, at = self._src_mv, self._at
-        i = at["players"]
+        """Every dynamic value (players' inhabitants, turns and flags, slots, pool and round) from scratch."""
+        src = self._src_mv
+        i = self._players_at
         first, current = game.first, game.current
         for p in range(game.num_players):
             src[i] = game.inhabitants[p]
@@ -269,10 +311,7 @@ class Observer:
             src[i + 6] = p == first
             src[i + 7] = p == current
             i += _P
-        i = at["pool"]
-        for f, count in enumerate(game.pool):
-            src[i + f] = count
-        i = at["slots"]
+        i = self._slots_at
         src[i : i + SLOTS * _SLOT_W] = self._slot_zeros
         for k, f in enumerate(game.slot_face):
             src[i + k * _SLOT_W + 1 + f] = 1.0
@@ -280,21 +319,20 @@ class Observer:
         self._write_game(game)
 
     def _write_step(self, game: Game) -> None:
-        """Only what one turn changed: the mover's inhabitants and turns, the first/to-move flags, the die
-        taken from the pool and the slot it went to (everything on a new round), the game features."""
-        src, at = self._src_mv, self._at
+        """Only what one turn changed: the mover's inhabitants and turns, the first/to-move flags, the slot
+        the die went to (every slot on a new round), the pool and round."""
+        src = self._src_mv
         action = game.history[-1]
         if action < FALLBACK_START:
-            h = action % N_HEX
-            f, k = FACE_OF[action // N_HEX], game.sheet_map.colour[h]
+            f, k = FACE_OF[action // N_HEX], game.sheet_map.colour[action % N_HEX]
         else:
             f, rest = divmod(action - FALLBACK_START, SLOTS * N_HEX)
-            k, h = divmod(rest, N_HEX)
-        mover = self._mover
-        i = at["players"] + mover * _P
-        src[i] = game.inhabitants[mover]
-        src[i + 1] = game.turns[mover]
-        first, current, base = game.first, game.current, at["players"]
+            k = rest // N_HEX
+        base = self._players_at
+        i = base + self._mover * _P
+        src[i] = game.inhabitants[self._mover]
+        src[i + 1] = game.turns[self._mover]
+        first, current = game.first, game.current
         if first != self._first:
             src[base + self._first * _P + 6] = 0.0
             src[base + first * _P + 6] = 1.0
@@ -304,24 +342,23 @@ class Observer:
             if current is not None:
                 src[base + current * _P + 7] = 1.0
         self._first, self._current = first, current
+        i = self._slots_at
         if game.round != self._round:
             self._round = game.round
-            i = at["pool"]
-            for face, count in enumerate(game.pool):
-                src[i + face] = count
-            i = at["slots"]
             src[i : i + SLOTS * _SLOT_W] = self._slot_zeros
             for slot in range(SLOTS):
                 src[i + slot * _SLOT_W] = 1.0
         else:
-            src[at["pool"] + f] = game.pool[f]
-            i = at["slots"] + k * _SLOT_W
+            i += k * _SLOT_W
             src[i] = 0.0
             src[i + 1 + f] = 1.0
         self._write_game(game)
 
     def _write_game(self, game: Game) -> None:
-        src, i = self._src_mv, self._at["game"]
+        src, i = self._src_mv, self._game_at
+        for f, count in enumerate(game.pool):
+            src[i + f] = count
+        i += _ROUND
         src[i] = game.round + 1
         src[i + 1] = game.turn_in_round
         src[i + 2] = game.fallback()
@@ -337,6 +374,7 @@ class Observer:
         parts = [self.layout.markdown()]
         for title, table in (
             ("SHEET_PLANES (per hex of each sheet)", SHEET_PLANES),
+            ("SLOT_STATES (per colour slot)", SLOT_STATES),
             ("VALLEY_PLANES (per hex of the common map)", VALLEY_PLANES),
             ("PLAYER_FEATURES (per player, viewer first)", PLAYER_FEATURES),
             ("GAME_FEATURES", GAME_FEATURES),

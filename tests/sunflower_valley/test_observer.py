@@ -31,7 +31,7 @@ def observe(game, seat):
 def test_layout_is_declared_once_with_finite_highs():
     o = Observer(num_players=5)
     assert np.isfinite(o.layout.high()).all()
-    assert [e.name for e in o.layout.entries][:2] == ["sheets", "valley"]
+    assert [e.name for e in o.layout.entries] == ["sheets", "players", "valley", "slots", "game"]
     assert "sheets" in o.markdown() and "rail_side_0" in o.markdown()
 
 
@@ -56,7 +56,8 @@ def test_sheet_planes_and_rail_sides():
     assert s[SP.index("super_sunflower"), parse_hex("E4")] == 1 and s[SP.index("sunflower"), parse_hex("E4")] == 1
     assert s[SP.index("empty"), parse_hex("A3")] == 0 and s[:, parse_hex("A3")].sum() == 0  # mountain
     assert v["valley"][5, parse_hex("A3")] == 1  # mountain plane of the common map
-    assert v["players"][0, PF.index("houses")] == 4 and v["sunflowers_by_colour"][0, 2] == 2
+    assert v["players"][0, PF.index("houses")] == 4 and v["players"][0, PF.index("sunflowers_purple")] == 2
+    assert v["players"][0, PF.index("pad_C")] == 1 and v["players"][1, PF.index("empty_blue")] == 5
 
 
 def test_pool_slots_and_game_features():
@@ -64,7 +65,7 @@ def test_pool_slots_and_game_features():
         2, letter="A", pool={"house": 2, "sheep": 3}, slots={"red": "super sunflower"}, round=3, first=1, current=0
     )
     _, v = observe(g, 0)
-    assert v["pool"].tolist() == [2, 3, 0, 0, 0, 0]
+    assert v["game"][:6].tolist() == [2, 3, 0, 0, 0, 0] and GF[:2] == ["pool_house", "pool_sheep"]
     assert v["slots"][4].tolist() == [0, 0, 0, 0, 1, 0, 0] and v["slots"][0, 0] == 1
     assert v["game"][GF.index("round")] == 4 and v["game"][GF.index("turn_in_round")] == 1
     g.apply(normal_id(HOUSE, parse_hex("B1")))
