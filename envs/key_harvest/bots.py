@@ -17,6 +17,7 @@ Values it uses:
 - **worker timing**: workers are played when a worker of number 2 or more fits (points at the end, and a
   benefit now), highest number first; the Supervisor's / Carter's extra action is used at once.
 - **crops**: counters are taken in the crop where one more counter makes or keeps a majority (KH-SCORE-7).
+- **stalling**: from round 40 on any registry tile of positive value is taken, so the bag keeps moving.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ from .board import BIT, NEIGHBOUR_MASK, NUM_CROPS, NUMBER, STORE_SPACES, group_o
 from .observer import known_supplies
 
 __all__ = ["HeuristicBot", "RandomBot", "group_points", "tile_value"]
+
+STALL_ROUNDS = 40  # from this round on, any registry tile of positive value is taken
 
 
 def group_points(fields: int) -> int:
@@ -135,7 +138,8 @@ class HeuristicBot(Bot):
                 return HARVEST
         if TAKE_REGISTRY in legal:
             value = self._best_registry(game, p)[0]
-            if value >= 1.0 or value > 0.0 and supply >= 4:  # surplus counters also keep the bag moving
+            stalling = game.rounds >= STALL_ROUNDS  # keep the bag moving toward the end (KH-END-1, KH-END-6)
+            if value >= 1.0 or value > 0.0 and (supply >= 4 or stalling):  # surplus counters also do
                 return TAKE_REGISTRY
         if PLAY_WORKER in legal and self._best_worker(game, p) is not None:
             return PLAY_WORKER

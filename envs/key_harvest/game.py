@@ -110,6 +110,14 @@ PICK_KINDS = ("unskilled", "foreman", "casual", "rain")  # the first two harvest
 EXTRA_SUPERVISOR, EXTRA_CARTER = 1, 2
 
 
+_CROP_VERBS = {
+    "bid": "bid",
+    "subst": "take instead",
+    "crop": "take",
+    "give": "give back",
+    "take": "take",
+    "tithe": "return",
+}
 _SPACE_VERBS = {
     "harvest": "harvest",
     "pick": "pick",
@@ -941,6 +949,8 @@ class Game:
         if SPACE0 <= action < SPACE0 + NUM_SPACES:
             s = action - SPACE0
             verb = _SPACE_VERBS.get(f[0], "space")
+            if f[0] == "pick":
+                verb = "harvest" if f[2] in ("unskilled", "foreman") else "turn back"
             return f"{verb} {SPACE_NAMES[s]} ({CROPS[CROP_OF[s]]})"
         if STORE0 <= action < STORE0 + 4 * STORE_SPACES:
             o, k = divmod(action - STORE0, STORE_SPACES)
@@ -954,6 +964,8 @@ class Game:
             return f"registry space {action - REGISTRY0 + 1} ({name})"
         if action == DONE:
             return "end the turn" if f[0] == "turn" else "done / decline"
+        if CROP0 <= action < CROP0 + NUM_CROPS:
+            return f"{_CROP_VERBS.get(f[0], 'crop')} {CROPS[action - CROP0]}"
         return action_name(action)
 
     def __str__(self) -> str:

@@ -16,42 +16,42 @@ class Narrator:
     """``decision_line`` / ``phase_summary`` / ``final_table`` (core Narrator protocol)."""
 
     def __init__(self) -> None:
-        self._seen: tuple[int, int, int] | None = None
+        self._turn: tuple[int, int] | None = None
+        self._events = 0
+        self._triggered = False
 
     def decision_line(self, game: Any, seat: int, action: int, viewer: int | None) -> str:
+        """``P1 [BID] crop wine`` (the state before the action), after a heading when a new turn begins."""
         phase = PHASE_OF[game.frame[0]] if game.frame else "-"
-        return f"P{seat} [{phase}] {game.describe_action(action)}"
+        self._events, self._triggered = len(game.events), game.end_triggered
+        line = f"P{seat} [{phase}] {game.describe_action(action)}"
+        key = (game.turns, game.active)
+        if key != self._turn:
+            self._turn = key
+            left = f" ({game.turns_left} turns left)" if game.end_triggered else ""
+            line = f"== round {game.rounds + 1}, turn of P{game.active}{left} ==\n{line}"
+        return line
 
     def phase_summary(self, game: Any) -> str | None:
-        """A heading when a new turn starts, naming the events drawn since the last heading."""
-        if game.is_terminal():
-            return None
-        key = (game.turns, len(game.events), game.active)
-        if self._seen == key:
-            return None
-        old = self._seen
-        self._seen = key
+        """The events drawn by the last action (KH-DRAW-3), and the start of the end (KH-END-1)."""
         lines = []
-        if old is not None and key[1] > old[1]:
-            names = [EVENTS[EVENT_TILES[t - NUM_SPACES]].name for t in game.events[old[1] :]]
+        if len(game.events) > self._events:
+            names = [EVENTS[EVENT_TILES[t - NUM_SPACES]].name for t in game.events[self._events :]]
             lines.append("event drawn: " + ", ".join(names))
-        if old is None or key[0] != old[0]:
-            lines.append(
-                f"== round {game.rounds + 1}, turn of P{game.active}"
-                + (f" ({game.turns_left} turns left)" if game.end_triggered else "")
-                + " =="
-            )
+        if game.end_triggered and not self._triggered:
+            lines.append("the 10th event: this turn is finished, then two more rounds (KH-END-1..3)")
+        self._events, self._triggered = len(game.events), game.end_triggered
         return "\n".join(lines) or None
 
     def final_table(self, game: Any) -> str:
         scores = game.scores()
         head = "| player | largest | second | groups | workers | majorities | total | field tiles | counters |"
         rows = [head, "|---|---|---|---|---|---|---|---|---|"]
-        for p, s in enumerate(scores):
-            maj = ", ".join(s.majorities) or "-"
+        for p, sc in enumerate(scores):
+            maj = ", ".join(sc.majorities) or "-"
             rows.append(
-                f"| P{p} | {s.largest_group} | {s.second_group} | {s.group_points} | {s.worker_points} "
-                f"| {s.crop_points} ({maj}) | {s.total} | {s.field_tiles} | {s.counters} |"
+                f"| P{p} | {sc.largest_group} | {sc.second_group} | {sc.group_points} | {sc.worker_points} "
+                f"| {sc.crop_points} ({maj}) | {sc.total} | {sc.field_tiles} | {sc.counters} |"
             )
         rows.append("")
         rows.append(
