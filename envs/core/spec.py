@@ -145,6 +145,11 @@ class GameSpec:
     def player_counts(self) -> range:
         return range(self.min_players, self.max_players + 1)
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Specs pickle by name (an env or a tool that holds one copies cleanly; the keyword checks and
+        factories are not data): unpickling looks the version up in the registry."""
+        return (_spec_by_name, (self.env_name,))
+
     def keyword(self, name: str) -> Keyword:
         for kw in self.keywords:
             if kw.name == name:
@@ -157,6 +162,13 @@ class GameSpec:
 
     def agents(self, num_players: int) -> list[str]:
         return [f"player_{i}" for i in range(num_players)]
+
+
+def _spec_by_name(env_name: str) -> GameSpec:
+    import importlib
+
+    spec: GameSpec = importlib.import_module("farmgames.envs").get_spec(env_name)
+    return spec
 
 
 __all__ = ["CURRENT", "LEGACY", "Bounds", "EnvConventions", "GameSpec", "Keyword"]
