@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 
 from farmgames.envs.core.protocol import IllegalActionError
+from farmgames.envs.core.records import make_pins
+from farmgames.envs.core.seeding import MAX_SEED, check_seed
 
 from .actions import (
     ACTION_LAYOUT,
@@ -38,9 +40,10 @@ from .actions import (
 )
 from .hexgrid import COLS, N_HEX, ROW_LETTERS, ROWS, hex_name
 from .scoring import EMPTY, MOUNTAIN_CELL, Score, score_all, winners
-from .sheets import COLOUR_TOKENS, COLOURS, LAYOUTS, LETTERS, MOUNTAIN_TOKEN, PADS, Layout
+from .sheets import COLOUR_TOKENS, COLOURS, LAYOUTS, LETTERS, MOUNTAIN_TOKEN, PADS, Layout, data_hashes
 
 GAME_NAME = "sunflower_valley"
+ENV_NAME = "sunflower_valley_v0"  # the env version records and states are pinned to
 MIN_PLAYERS, MAX_PLAYERS = 2, 5  # SV-COMP-5, SV-COMP-6
 START_INHABITANTS = 2  # SV-SETUP-5
 HOUSE_INHABITANTS = 2  # SV-SYM-2
@@ -73,7 +76,7 @@ def check_letter(value: Any) -> str | None:
     """The ``letter`` keyword: None (drawn from the seed, SV-SETUP-2) or one of A–F."""
     if value is None:
         return None
-    if not isinstance(value, str) or value.upper() not in LETTERS:
+    if not isinstance(value, str) or len(value) != 1 or value.upper() not in LETTERS:
         raise ValueError(f"letter must be one of A-F or None, got {value!r}")
     return value.upper()
 
@@ -106,7 +109,7 @@ class Game:
         first_player: int | None = None,
     ):
         self.num_players = n = _check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS)
-        self.seed = _check_int("seed", seed, 0)
+        self.seed = check_seed(seed)
         letter = check_letter(letter)
         self.children = check_children(children)
         if first_player is not None:
@@ -320,19 +323,26 @@ class Game:
         g.__dict__ = d
         return g
 
+    def data_hashes(self) -> dict[str, str]:
+        """SHA-256 of the data files the game was built from (the sheet maps and the pads)."""
+        return data_hashes()
+
     def record(self) -> dict[str, Any]:
+        """Seed, players, variant, actions and pins (package and env version, data hashes)."""
         return {
             "game": GAME_NAME,
             "num_players": self.num_players,
             "seed": self.seed,
             "variant": dict(self.variant),
             "actions": list(self.history),
+            "pins": make_pins(ENV_NAME, data_hashes()),
         }
 
     def state_dict(self) -> dict[str, Any]:
         return {
             "format": JSON_FORMAT,
             "game": GAME_NAME,
+            "pins": make_pins(ENV_NAME, data_hashes()),
             "num_players": self.num_players,
             "seed": self.seed,
             "variant": dict(self.variant),
@@ -452,6 +462,10 @@ def _check_header(data: Any) -> tuple[int, dict, str, Layout]:
     _need(isinstance(data, dict), "the state must be a JSON object")
     _need(data.get("format") == JSON_FORMAT, f"format must be {JSON_FORMAT}, got {data.get('format')!r}")
     _need(data.get("game") == GAME_NAME, f"game must be {GAME_NAME!r}, got {data.get('game')!r}")
+    pins = data.get("pins")
+    if pins is not None:
+        _need(isinstance(pins, dict) and pins.get("env") == ENV_NAME, f"pins.env must be {ENV_NAME!r}")
+        _need(pins.get("data") == data_hashes(), "pins.data does not match the sheet and pad files loaded now")
     n = data.get("num_players")
     _need(
         not isinstance(n, bool) and isinstance(n, int) and MIN_PLAYERS <= n <= MAX_PLAYERS,
@@ -459,8 +473,8 @@ def _check_header(data: Any) -> tuple[int, dict, str, Layout]:
     )
     seed = data.get("seed")
     _need(
-        not isinstance(seed, bool) and isinstance(seed, int) and seed >= 0,
-        f"seed must be an integer >= 0, got {seed!r}",
+        not isinstance(seed, bool) and isinstance(seed, int) and 0 <= seed <= MAX_SEED,
+        f"seed must be an integer 0..2**63-1, got {seed!r}",
     )
     variant = data.get("variant")
     _need(
@@ -498,7 +512,7 @@ def _check_round(data: dict, n: int, rolls: list[tuple[int, ...]]) -> tuple[int,
     )
     occupied = sum(1 for f in slot_face if f >= 0)
     _need(
-        data.get("turn_in_round") == occupied,
+        type(data.get("turn_in_round")) is int and data.get("turn_in_round") == occupied,
         f"turn_in_round must equal the {occupied} occupied slots, got {data.get('turn_in_round')!r}",
     )
     _need(occupied < SLOTS or data.get("current") is None, "all slots are taken but the round did not end")
@@ -512,6 +526,7 @@ def game_from_state(data: Any) -> Game:
     _need(
         isinstance(pads, list)
         and len(pads) == n
+        and all(isinstance(x, str) for x in pads)
         and len(set(pads)) == n
         and all(x in tuple(LETTERS) and x != letter for x in pads),
         f"pads must be {n} distinct letters other than the common letter {letter} (SV-SETUP-4), got {pads!r}",

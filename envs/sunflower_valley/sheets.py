@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from farmgames.envs.core.datafiles import DataFileError, load_yaml
+from farmgames.envs.core.datafiles import DataFileError, load_yaml, read_text_bounded, sha256
 
 from .hexgrid import COLS, N_HEX, NEIGHBOUR_MASK, ROWS, components, hex_name, parse_hex
 
@@ -178,3 +178,9 @@ def components_data() -> tuple[dict[str, Layout], dict[str, Pad]]:
 
 
 LAYOUTS, PADS = components_data()
+
+
+@lru_cache(maxsize=1)
+def data_hashes() -> dict[str, str]:
+    """SHA-256 of the two data files (records and states pin them)."""
+    return {"sheets": sha256(read_text_bounded(SHEETS_FILE)), "pads": sha256(read_text_bounded(PADS_FILE))}

@@ -131,3 +131,22 @@ def test_only_six_layouts():
     for bad in ("G", "H", 1):
         with pytest.raises(ValueError, match="letter"):
             Game(2, 0, letter=bad)
+
+
+def test_records_and_states_pin_versions_and_data():
+    """Records and states carry pins (package, env version, data-file hashes); a state pinned to other data is
+    refused; odd keyword values are refused with a ValueError, never a crash."""
+    g = random_game(2, 6, turns=5)
+    rec = g.record()
+    assert rec["pins"]["env"] == "sunflower_valley_v0" and set(rec["pins"]["data"]) == {"sheets", "pads"}
+    d = json.loads(g.to_json())
+    d["pins"]["data"]["sheets"] = "0" * 64
+    with pytest.raises(ValueError, match="pins"):
+        Game.from_json(json.dumps(d))
+    d = json.loads(g.to_json())
+    d["pads"] = [["A"], "B"]
+    with pytest.raises(ValueError, match="pads"):
+        Game.from_json(json.dumps(d))
+    for bad in ("", "AB", [], 3):
+        with pytest.raises(ValueError, match="letter"):
+            Game(2, 0, letter=bad)
