@@ -517,13 +517,14 @@ class Game:
 
     def _advance(self) -> None:
         stack = self.stack
+        legal_of, run = _LEGAL, _RUN
         while stack:
             f = stack[-1]
             name = f[0]
-            if name in CONTINUATIONS:
-                getattr(self, "_c_" + name)(f)
+            if name in run:
+                run[name](self, f)
                 continue
-            legal = getattr(self, "_l_" + name)(f)
+            legal = legal_of[name](self, f)
             if not legal:
                 stack.pop()
                 continue
@@ -535,7 +536,7 @@ class Game:
         self._legal = []
 
     def _do(self, f: tuple, action: int) -> None:
-        getattr(self, "_d_" + f[0])(f, action)
+        _DO[f[0]](self, f, action)
 
     # TURN (KH-TURN-1..7)
     def _l_turn(self, f: tuple) -> list[int]:
@@ -1049,3 +1050,9 @@ class Game:
             if d.get("legal") is not None and d["legal"] != g._legal:
                 raise ValueError("Key Harvest JSON state: field 'legal' does not match the state's legal actions")
         return g
+
+
+# frame name -> unbound handler, looked up once (the machine's hot path)
+_LEGAL = {name: getattr(Game, "_l_" + name) for name in PHASE_OF}
+_DO = {name: getattr(Game, "_d_" + name) for name in PHASE_OF}
+_RUN = {name: getattr(Game, "_c_" + name) for name in CONTINUATIONS}
