@@ -199,6 +199,8 @@ def replay(record: dict[str, Any], spec: GameSpec) -> Any:
         game = spec.new_game(num_players=record["num_players"], seed=record["seed"], **variant)
     except TypeError as exc:
         raise RecordError(f"record field 'variant': {exc}") from None
+    except (KeyError, IndexError) as exc:  # a game that does not check a keyword's value itself
+        raise RecordError(f"record field 'variant' {_short(variant)}: not a valid setup ({exc!r})") from None
     except RecordError:
         raise
     except ValueError as exc:  # a bad variant value, a card set that does not load (DataFileError …)

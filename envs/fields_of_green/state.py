@@ -410,6 +410,31 @@ class _Loader:
             raise StateError("state.hands must be empty with 2 players (cards are picked from the display, FOG-2P-6)")
         if not g.two_player and (g.offer or g.display):
             raise StateError("state.offer and state.display must be empty with 3-4 players (FOG-2P-2 is 2-player only)")
+        if g.two_player:
+            self.offer_fits()
+
+    def offer_fits(self) -> None:
+        """FOG-2P-3: the offer is shuffled with one key per position (2 x 6 a year): the cards in it when
+        the draw ends must fit, so what is there now plus what is still drawn (6 per split), or what is
+        left after this year's refills (2 per pair of turns), must not exceed the keys."""
+        from .game import HAND_SIZE
+
+        g = self.game
+        kinds = [f[0] for f in g._stack]
+        draws = sum(1 for k in kinds if k in ("split", "draw_fixed"))
+        refills = 2 * sum(1 for f in g._stack if f[0] == "after_turn2" and f[1] % 2 == 1)
+        later_year = "pass_first" in kinds or "year" in kinds
+        if "draw_done" in kinds:
+            if len(g.offer) + HAND_SIZE * draws > 2 * HAND_SIZE:
+                raise StateError(
+                    f"state.offer holds {len(g.offer)} cards and {draws} draws of up to {HAND_SIZE} are "
+                    f"still to come: more than the {2 * HAND_SIZE} places of the offer (FOG-2P-3)"
+                )
+        elif later_year and len(g.offer) > refills:
+            raise StateError(
+                f"state.offer holds {len(g.offer)} cards but only {refills} are turned up this year: the "
+                f"rest would not fit next year's offer (FOG-2P-3, FOG-2P-7)"
+            )
 
     def decision(self) -> None:
         """The top frame is the pending decision, one the engine could have stopped at, in its phase."""
