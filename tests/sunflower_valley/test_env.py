@@ -102,3 +102,14 @@ def test_narrator():
         g.apply(rng.choice(g.legal_actions()))
         n.phase_summary(g)
     assert "winner" in n.final_table(g) and "game over" in n.phase_summary(g)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_heuristic_win_rate_vs_random(n):
+    """One heuristic bot against n-1 random bots, 300 seeded games per player count (the full 1000-game
+    measurement with Wilson intervals: tests/sunflower_valley/winrate.py, docs/sunflower_valley/bots.md)."""
+    from .winrate import win_rate
+
+    r = win_rate(n, 300)
+    assert r["wilson95"][0] > 0.95
