@@ -48,6 +48,7 @@ import numpy as np
 from gymnasium import spaces
 
 from farmgames.envs import face, get_spec
+from farmgames.envs.adapters.base import as_index
 from farmgames.envs.core.seeding import derive_seed
 from farmgames.envs.core.variants import check_players
 
@@ -297,7 +298,7 @@ class SingleAgentEnv(gymnasium.Env):
         agent = self._learner_agent
         if self._aec.agent_selection != agent:
             raise RuntimeError(f"internal error: it is {self._aec.agent_selection}'s decision, not the learner's")
-        action = int(action)
+        action = as_index(action)  # integers only: 38.9, "38", np.float32(38.5), True are refused, never rounded
         mask = self._mask()
         if not (0 <= action < len(mask) and mask[action]):
             if self.illegal_action == "raise":
@@ -360,7 +361,7 @@ class SingleAgentEnv(gymnasium.Env):
                 action = policy.act(obs["observation"], obs["action_mask"])
             else:
                 action = policy.act(None, game.legal_mask().astype(np.int8))
-            reward += self._aec_step(int(action))
+            reward += self._aec_step(as_index(action))  # an opponent's 38.9 is refused too
         self._done = game.is_terminal()
         return reward
 

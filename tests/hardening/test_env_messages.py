@@ -58,3 +58,16 @@ def test_env_keyword_errors_name_the_value():
         fields_of_green_v0.env(first_player=True).reset(seed=0)
     with pytest.raises(ValueError, match="-1"):
         fields_of_green_v0.env().reset(seed=-1)
+
+
+@pytest.mark.parametrize("action", [38.9, "38", np.float32(38.5), True, 38.0, None, [38]])
+def test_single_agent_env_refuses_non_integer_actions(action):
+    """Before: SingleAgentEnv.step turned 38.9, "38" and np.float32(38.5) into action 38."""
+    from farmgames.wrappers.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv(game="fields_of_green", num_players=2)
+    _, info = env.reset(seed=0)
+    assert info["action_mask"][38]  # 38 is legal: only the type is wrong
+    with pytest.raises(IllegalActionError, match="integer"):
+        env.step(action)
+    env.step(np.int64(38))  # numpy integers are integers
