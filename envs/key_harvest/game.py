@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from farmgames.envs.core.protocol import IllegalActionError
+from farmgames.envs.core.seeding import check_seed
 
 from . import auction
 from .actions import (
@@ -125,12 +126,6 @@ _SPACE_VERBS = {
     "remove": "remove the worker on",
     "replace": "re-place the worker on",
 }
-
-
-def check_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return seed
 
 
 def check_players(n: Any) -> int:

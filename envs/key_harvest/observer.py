@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from farmgames.envs.core.observation import Feature, ObservationBuffer, ObservationLayout, highs
+from farmgames.envs.core.observation import Feature, ObservationBuffer, ObservationLayout, highs, viewer_order
 
 from .actions import PHASE_INDEX, PHASES
 from .board import (
@@ -314,7 +314,7 @@ class Observer:
         holds, and the observer keeps the arrays of recent boards and public planes for every buffer."""
         v = buffer.views
         n = game.num_players
-        order = [(seat + k) % n for k in range(n)]
+        order = viewer_order(n, seat)
         memo = buffer.memo
         board = v["board"]
         planes = self._planes

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from farmgames.envs.core.observation import viewer_order
+
 from .actions import action_name
 from .board import (
     COLS,
@@ -167,7 +169,7 @@ def render_text(game: Any, viewer: int | None, colour: bool = False) -> str:
     """The whole table as text, from ``viewer``'s seat (None: omniscient)."""
     lines = header_lines(game, viewer)
     n = game.num_players
-    order = range(n) if viewer is None else [(viewer + k) % n for k in range(n)]
+    order = range(n) if viewer is None else viewer_order(n, viewer)
     for q in order:
         tag = " (you)" if q == viewer else ""
         off = [WORKERS[k].name for k in range(FARMHANDS) if game.worker_space[FARMHANDS * q + k] < 0]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from farmgames.envs.core.scoring import winners as core_winners
+
 from .board import CROPS, NUM_CROPS, NUMBER, groups, worker_kind
 
 
@@ -72,5 +74,4 @@ def score_player(game: Any, p: int) -> Score:
 
 def winners(scores: list[Score]) -> list[int]:
     """Best total, then more field tiles, then more counters; still tied players share (KH-SCORE-8/9)."""
-    best = max(s.key for s in scores)
-    return [i for i, s in enumerate(scores) if s.key == best]
+    return core_winners([s.key for s in scores])
