@@ -88,11 +88,23 @@ def sheets(count: int):
             yield sheet, partial.sheet_map.mountains, seed % 3 == 0
 
 
+def synthetic(count: int):
+    """Random sheets heavy in houses, sheep and rails (many chains, loops, networks)."""
+    from farmgames.envs.sunflower_valley.sheets import LAYOUTS
+
+    rng = random.Random(1)
+    symbols = [HOUSE] * 3 + [SHEEP] * 2 + [SUNFLOWER, SUPER, -1] + list(range(4, 13)) * 2
+    for i in range(count):
+        layout = LAYOUTS["ABCDEF"[i % 6]]
+        sheet = [-2 if c < 0 else rng.choice(symbols) for c in layout.colour]
+        yield sheet, layout.mountains, i % 4 == 0
+
+
 def test_engine_scoring_matches_a_graph_reference():
     checked = 0
-    for sheet, mountains, children in sheets(60):
+    for sheet, mountains, children in [*sheets(60), *synthetic(600)]:
         info = analyse(sheet, mountains, children)
         want = reference(sheet, mountains, children)
         assert (len(info.pairs), info.houses, info.mountain_points, info.express) == want, sheet
         checked += 1
-    assert checked > 300
+    assert checked > 900
