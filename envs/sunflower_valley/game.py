@@ -386,7 +386,7 @@ class Game:
 
     def sheet_text(self, seat: int) -> str:
         """One sheet as in the rulebook (rows B and D indented); empty hexes show their colour letter."""
-        lines = ["     " + "".join(f"{c + 1:<4}" for c in range(COLS))]
+        lines = [("     " + "".join(f"{c + 1:<4}" for c in range(COLS))).rstrip()]
         colour = self.sheet_map.colour
         sheet = self.sheets[seat]
         for r in range(ROWS):

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from .actions import FACES
-from .sheets import COLOURS
+from .hexgrid import hex_name
+from .sheets import COLOURS, PADS
 
 __all__ = ["Narrator"]
 
@@ -55,6 +56,30 @@ class Narrator:
         if won:
             lines.append(f"winner(s): {', '.join(f'player {p}' for p in won)} (ties: houses, sunflowers, inhabitants)")
         return "\n".join(lines)
+
+    # ------------------------------------------------------------------ optional extras of the tools
+
+    def setup_note(self, game: Any) -> str:
+        """Layout, start pads and first player (SV-SETUP-1..7)."""
+        pads = ", ".join(
+            f"player {p}: pad {x} ({PADS[x].picture}, {hex_name(PADS[x].hex)})" for p, x in enumerate(game.pads)
+        )
+        return f"layout {game.letter}; {pads}; first player {game.first}" + (
+            "; children's variant" if game.children else ""
+        )
+
+    def table(self, game: Any, viewer: int | None) -> str:
+        """The plain-text table (every sheet, pool, slots): all public (SV-INFO-1)."""
+        return str(game)
+
+    def state_text(self, game: Any) -> str:
+        return str(game)
+
+    def score_line(self, game: Any) -> str:
+        return "scores: " + "; ".join(f"player {p}: {s.total}" for p, s in enumerate(game.scores()))
+
+    def decision_kind(self, game: Any) -> str:
+        return "fallback" if game.fallback() else "turn"
 
     def slot_name(self, k: int) -> str:
         return COLOURS[k]

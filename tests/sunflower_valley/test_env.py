@@ -102,6 +102,8 @@ def test_narrator():
         g.apply(rng.choice(g.legal_actions()))
         n.phase_summary(g)
     assert "winner" in n.final_table(g) and "game over" in n.phase_summary(g)
+    assert n.setup_note(g).startswith(f"layout {g.letter}") and n.score_line(g).startswith("scores:")
+    assert n.table(g, 0) == str(g) and n.decision_kind(Game(2, 1)) == "turn"
 
 
 @pytest.mark.slow
