@@ -78,6 +78,8 @@ def bot_names(game: str = DEFAULT_GAME) -> tuple[str, ...]:
 
 def is_checkpoint(spec: Any) -> bool:
     """A string that names a checkpoint file (``.zip`` or an existing file), not a bot or module:attribute."""
+    if isinstance(spec, (str, Path)) and (Path(spec) / "farmgames_policy.json").is_file():
+        return True  # a checkpoint of farmgames train --backend rllib
     return isinstance(spec, (str, Path)) and (str(spec).endswith(".zip") or Path(spec).is_file())
 
 
@@ -97,6 +99,11 @@ def checkpoint_metadata(path: str | Path) -> dict:
     path = Path(path)
     if not path.exists():
         raise CheckpointError(f"checkpoint {path} does not exist")
+    if path.is_dir() and (path / "farmgames_policy.json").is_file():  # farmgames train --backend rllib
+        try:
+            return dict(json.loads((path / "farmgames_policy.json").read_text(encoding="utf-8")))
+        except (OSError, ValueError) as exc:
+            raise CheckpointError(f"checkpoint {path}: farmgames_policy.json is unreadable ({exc})") from None
     if path.is_dir():
         raise CheckpointError(f"checkpoint {path} is a folder; give the .zip file (e.g. {path}/final.zip)")
     try:
@@ -318,6 +325,10 @@ def load_policy(
     if text in names:
         return BotPolicy(get_spec(game), text, seed=seed)
     path = Path(text)
+    if path.is_dir() and (path / "farmgames_policy.json").is_file():  # farmgames train --backend rllib
+        from .rllib_backend import RLlibPolicy
+
+        return RLlibPolicy(path, deterministic=deterministic, seed=seed)
     if path.suffix == ".zip" or path.exists():
         return MaskablePPOPolicy(path, deterministic=deterministic, seed=seed, env_facts=env_facts)
     if ":" in text:

@@ -39,6 +39,13 @@ from .policy import CHECKPOINT_FORMAT, META_ATTRIBUTE
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_game_argument(parser, default=None)
     parser.add_argument("--config", required=True, type=Path, help="YAML config (see configs/<game>/)")
+    parser.add_argument(
+        "--backend",
+        choices=("sb3", "rllib"),
+        default="sb3",
+        help="sb3: MaskablePPO (default); rllib: masked PPO on Ray RLlib, self-play across seats "
+        "(configs/<game>/rllib/*.yaml; see farmgames.training.rllib_backend)",
+    )
     parser.add_argument("--total-steps", type=int, default=None, help="override total_steps")
     parser.add_argument("--out", type=str, default=None, help="override the output folder")
     parser.add_argument("--seed", type=int, default=None, help="override seed")
@@ -56,6 +63,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
+    if getattr(args, "backend", "sb3") == "rllib":
+        from .rllib_backend import run_cli
+
+        return run_cli(args)
     overrides = {
         "env.game": getattr(args, "game", None),
         "total_steps": args.total_steps,
@@ -237,7 +248,7 @@ def _callbacks(config: Config, out_dir: Path, meta: dict):
 
         def _on_step(self) -> bool:
             for done, info in zip(self.locals["dones"], self.locals["infos"]):
-                if done and "learner_won" in info:
+                if done and "learner_won" in info and info.get("game_over", 1):
                     self.episodes += 1
                     self.won.append(float(info["learner_won"]))
                     self.vp.append(float(info["learner_score"]))

@@ -309,8 +309,7 @@ class SingleAgentEnv(gymnasium.Env):
             # the game is abandoned: the episode ends with the illegal-action penalty (MaskablePPO never
             # gets here; gymnasium's and SB3's env checkers do, with unmasked random actions)
             self._done = True
-            info = self._info()
-            info["illegal_action"] = True
+            info = self._info(illegal=True)
             return self._obs["observation"].copy(), self.illegal_reward, True, False, info
         reward = self._aec_step(action)
         self._decisions += 1
@@ -374,8 +373,12 @@ class SingleAgentEnv(gymnasium.Env):
             return np.zeros(self.action_space.n, dtype=np.int8)
         return self._obs["action_mask"]
 
-    def _info(self) -> dict:
+    def _info(self, illegal: bool = False) -> dict:
+        if self.game_spec.conventions.infos == "fixed":
+            return self._fixed_info(illegal)
         info = {"action_mask": np.array(self._mask(), dtype=np.int8), "learner_seat": self.learner_seat}
+        if illegal:
+            info["illegal_action"] = True
         if self._done and self.game.is_terminal():
             game = self.game
             scores = [s.total for s in game.scores()]
@@ -398,6 +401,37 @@ class SingleAgentEnv(gymnasium.Env):
                 }
             )
         return info
+
+    def _fixed_info(self, illegal: bool) -> dict:
+        """The ``fixed`` info convention (every game on the current conventions): the same numeric keys on
+        every step, zeros until the game is over. ``scores`` (float32) and ``winners`` (int8 0/1) are
+        arrays over seats; ``game_over`` is 1 once the game was played to its end, ``illegal_action`` 1
+        when an illegal action of the learner ended the episode. Opponent names: ``env.opponent_names``."""
+        n = self.num_players
+        scores = np.zeros(n, np.float32)
+        winners = np.zeros(n, np.int8)
+        over = bool(self._done and self.game.is_terminal())
+        me = self.learner_seat
+        margin = 0.0
+        if over:
+            game = self.game
+            scores[:] = [s.total for s in game.scores()]
+            winners[list(game.winners())] = 1
+            margin = float(scores[me] - max(float(s) for i, s in enumerate(scores) if i != me))
+        return {
+            "action_mask": np.array(self._mask(), dtype=np.int8),
+            "learner_seat": me,
+            "scores": scores,
+            "winners": winners,
+            "learner_won": int(winners[me]),
+            "learner_score": float(scores[me]),
+            "learner_margin": margin,
+            "game_over": int(over),
+            "illegal_action": int(illegal),
+            "decisions": self._decisions,
+            "pool_opponents": int(self._used_pool),
+            "game_seed": self.game_seed,
+        }
 
 
 class FieldsOfGreenSingleAgentEnv(SingleAgentEnv):
