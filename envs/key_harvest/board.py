@@ -7,9 +7,10 @@ against the neighbour table built from ``data/board.yaml``.
 
 from __future__ import annotations
 
-from .tiles import DataError, load_board, load_events, load_setup, load_tiles, load_workers
+from .tiles import DataError, data_hashes, load_board, load_events, load_setup, load_tiles, load_workers
 
 _BOARD = load_board()
+DATA_HASHES: dict[str, str] = data_hashes()  # pinned by records (read-only)
 ROW_NAMES: tuple[str, ...] = tuple(_BOARD["rows"])
 ROWS, COLS = len(ROW_NAMES), int(_BOARD["columns"])
 NUM_SPACES = ROWS * COLS  # 56 (KH-COMP-2)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from farmgames.envs.core.protocol import IllegalActionError
+from farmgames.envs.core.records import make_pins
 from farmgames.envs.core.seeding import check_seed
 
 from . import auction
@@ -50,6 +51,7 @@ from .board import (
     COUNTERS_PER_CROP,
     CROP_OF,
     CROPS,
+    DATA_HASHES,
     END_EVENT,
     EVENT_TILES,
     EVENTS,
@@ -80,6 +82,7 @@ from .board import (
 from .scoring import Score, score_player, winners
 
 GAME_NAME = "key_harvest"
+ENV_NAME = "key_harvest_v0"
 EVENT0 = NUM_SPACES  # bag items: 0-55 field tiles, 56-69 event tiles (kind EVENT_TILES[item - 56])
 UNLIMITED = 99  # the Merchant's exchange has no limit (KH-RULING-5)
 
@@ -324,13 +327,19 @@ class Game:
         won = set(self.winners())
         return [1.0 if p in won else -1.0 for p in range(self.num_players)]
 
+    def data_hashes(self) -> dict[str, str]:
+        """SHA-256 of every data file the game was built from (records pin them)."""
+        return dict(DATA_HASHES)
+
     def record(self) -> dict[str, Any]:
+        """Seed, players, variant, actions and pins (package and env version, data-file hashes)."""
         return {
             "game": GAME_NAME,
             "num_players": self.num_players,
             "seed": self.seed,
             "variant": {"first_player": self.first_player},
             "actions": list(self.history),
+            "pins": make_pins(ENV_NAME, DATA_HASHES),
         }
 
     @classmethod
@@ -1022,9 +1031,10 @@ class Game:
 
     @classmethod
     def from_json(cls, text: str) -> Game:
+        """A state from ``to_json`` text, validated: ValueError names the first violation."""
         try:
             d = json.loads(text)
-        except (TypeError, json.JSONDecodeError) as exc:
+        except (TypeError, ValueError) as exc:
             raise ValueError(f"not a Key Harvest JSON state: {exc}") from None
         if not isinstance(d, dict) or d.get("game") != GAME_NAME:
             raise ValueError("not a Key Harvest JSON state: field 'game' must be 'key_harvest'")
@@ -1033,17 +1043,25 @@ class Game:
             if k not in d:
                 raise ValueError(f"Key Harvest JSON state: field {k!r} is missing")
             setattr(g, k, d[k])
-        g.stack = [tuple(f) for f in d.get("stack", [])]
+        stack = d.get("stack")
+        if not isinstance(stack, list) or not all(isinstance(f, list) and f for f in stack):
+            raise ValueError("Key Harvest JSON state: field 'stack' must be a list of frames")
+        g.stack = [tuple(tuple(x) if isinstance(x, list) else x for x in f) for f in stack]
         from .validate import validate_state
 
-        validate_state(g)
-        g._legal = None
-        if g.over:
-            g._legal = []
-        else:
-            g._advance()
-            if d.get("legal") is not None and d["legal"] != g._legal:
-                raise ValueError("Key Harvest JSON state: field 'legal' does not match the state's legal actions")
+        try:
+            validate_state(g)
+            g._legal = None
+            if g.over:
+                g._legal = []
+            else:
+                g._advance()
+        except (TypeError, IndexError, KeyError, AttributeError) as exc:  # a safety net: never a crash
+            raise ValueError(f"Key Harvest JSON state: inconsistent ({exc!r})") from None
+        if not g.over and not g._legal:
+            raise ValueError("Key Harvest JSON state: no decision is pending")
+        if d.get("legal") is not None and d["legal"] != g._legal:
+            raise ValueError("Key Harvest JSON state: field 'legal' does not match the state's legal actions")
         return g
 
 

@@ -6,6 +6,7 @@ Every error names the file, the entry and the field (``DataError``). The loaded 
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,9 @@ class DataError(ValueError):
     """A component data file is malformed: the message names file, entry and field."""
 
 
+DATA_FILES = ("board.yaml", "tiles.yaml", "workers.yaml", "events.yaml", "setup.yaml")
+
+
 def load_yaml(name: str, directory: Path = DATA) -> Any:
     path = directory / name
     try:
@@ -26,6 +30,15 @@ def load_yaml(name: str, directory: Path = DATA) -> Any:
             return yaml.safe_load(f)
     except (OSError, yaml.YAMLError) as exc:
         raise DataError(f"{name}: cannot be read ({exc})") from None
+
+
+def data_hashes(directory: Path = DATA) -> dict[str, str]:
+    """SHA-256 of every data file (records pin them: an edited file would replay to another game)."""
+    out = {}
+    for name in DATA_FILES:
+        digest = hashlib.sha256((directory / name).read_bytes()).hexdigest()
+        out[name.removesuffix(".yaml")] = digest
+    return out
 
 
 def field(entry: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:

@@ -121,3 +121,43 @@ def test_seeds_are_checked():
     for bad in (-1, True, 1.5, "3"):
         with pytest.raises(ValueError, match="seed"):
             Game(2, bad)
+
+
+def test_mutated_states_are_refused_or_play_on():
+    """from_json refuses a broken state with a ValueError; an accepted one plays on to the end."""
+    odd = [None, True, -1, 0, 1, 3, 99, 10**12, 1.5, "", "x", [], [0], {}, [1, 2]]
+    rng = random.Random(0)
+    g = Game(3, 4)
+    states = []
+    while not g.is_terminal():
+        if rng.random() < 0.05:
+            states.append(json.loads(g.to_json()))
+        g.apply(rng.choice(g.legal_actions()))
+    for i in range(300):
+        data = json.loads(json.dumps(states[i % len(states)]))
+        key = rng.choice(sorted(data))
+        target, slot = data, key
+        while isinstance(target[slot], list) and target[slot] and rng.random() < 0.6:
+            target, slot = target[slot], rng.randrange(len(target[slot]))
+        target[slot] = rng.choice(odd)
+        try:
+            game = Game.from_json(json.dumps(data))
+        except ValueError:
+            continue
+        for _ in range(20_000):
+            if game.is_terminal():
+                break
+            game.apply(rng.choice(game.legal_actions()))
+        assert game.is_terminal()
+
+
+def test_records_carry_pins():
+    """Records pin the package, the env version and every data file's SHA-256."""
+    rec = Game(2, 1).record()
+    assert rec["pins"]["env"] == "key_harvest_v0" and set(rec["pins"]["data"]) == {
+        "board",
+        "tiles",
+        "workers",
+        "events",
+        "setup",
+    }
