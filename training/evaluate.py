@@ -23,6 +23,7 @@ from pathlib import Path
 import yaml
 
 from .games import DEFAULT_GAME, add_game_argument, check_players
+from .outputs import check_output, write_text
 from .policy import CheckpointError, checkpoint_game, checkpoint_metadata, is_checkpoint, load_policy, policy_name
 
 
@@ -64,6 +65,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=1,
         help="torch threads for checkpoint policies (default 1: small batches, no oversubscription)",
+    )
+    parser.add_argument(
+        "--trust-checkpoint",
+        action="store_true",
+        help="load stable-baselines3 .zip checkpoints that have no .safetensors file beside them (that unpickles "
+        "them: a zip can run code; only for files you trust)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -120,9 +127,11 @@ def evaluate(
     deterministic: bool = True,
     progress: bool = False,
     game: str | None = None,
+    trust: bool = False,
 ) -> dict:
     """Play ``games`` seeded games of ``policy`` against ``opponents`` (one spec for all other seats or a
-    list, one per other seat in turn order after the policy) and return the statistics as a dict."""
+    list, one per other seat in turn order after the policy) and return the statistics as a dict.
+    ``trust``: checkpoints may be SB3 zips without a .safetensors twin (unpickled: they can run code)."""
     from farmgames.envs import get_spec
 
     from .arena import Arena, wilson_interval
@@ -139,9 +148,12 @@ def evaluate(
         opp_specs = opp_specs * (players - 1)
     if len(opp_specs) != players - 1:
         raise ValueError(f"--opponents takes one spec or one per other seat ({players - 1}), got {len(opp_specs)}")
-    arena = Arena(players, game=game, **variant)
+    try:
+        arena = Arena(players, game=game, **variant)
+    except TypeError as exc:  # an unknown keyword: the message lists the valid ones
+        raise ValueError(f"--variant: {exc}") from None
     spec_bots = game_spec.bots
-    learner = load_policy(policy, seed=seed, deterministic=deterministic, env_facts=arena.facts)
+    learner = load_policy(policy, seed=seed, deterministic=deterministic, env_facts=arena.facts, trust=trust)
     # one policy object per other seat (bots keep per-seat generators; checkpoints are loaded once)
     loaded: dict[str, object] = {}
     opp_policies = []
@@ -149,7 +161,7 @@ def evaluate(
         if isinstance(spec, str) and spec not in spec_bots and spec in loaded:
             opp_policies.append(loaded[spec])
             continue
-        p = load_policy(spec, seed=seed + 1 + i, deterministic=deterministic, env_facts=arena.facts)
+        p = load_policy(spec, seed=seed + 1 + i, deterministic=deterministic, env_facts=arena.facts, trust=trust)
         if isinstance(spec, str):
             loaded[spec] = p
         opp_policies.append(p)
@@ -271,6 +283,8 @@ def run(args) -> int:
             raise ValueError(f"--torch-threads must be at least 1, got {args.torch_threads}")
         _set_torch_threads(args.torch_threads, [args.policy, *(args.opponents or [])])
         variant = parse_variant(args.variant) if args.variant else None
+        if args.json:  # checked before the games, not after them
+            check_output(args.json, "--json")
         res = evaluate(
             args.policy,
             args.opponents,
@@ -281,13 +295,12 @@ def run(args) -> int:
             deterministic=not args.stochastic,
             progress=not args.no_progress,
             game=args.game,
+            trust=args.trust_checkpoint,
         )
     except (CheckpointError, ValueError) as exc:
         print(f"farmgames evaluate: error: {exc}", file=sys.stderr)
         return 2
     print(format_report(res))
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(res, indent=2))
-        print(f"wrote {args.json}")
+        print(f"wrote {write_text(args.json, json.dumps(res, indent=2), what='evaluate')}")
     return 0

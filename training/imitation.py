@@ -540,6 +540,9 @@ def run_imitation(config, model, data: dict, demo_info: dict, out_dir: Path, met
     )
     path = out_dir / "imitation.zip"
     model.save(path)
+    from .checkpoint import save_safe_checkpoint
+
+    save_safe_checkpoint(model, path, meta)  # imitation.safetensors: the code-free twin
     report = {
         **demo_info,
         **result,

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .evaluate import _progress, _set_torch_threads, first_checkpoint_meta, parse_variant
 from .games import DEFAULT_GAME, add_game_argument, check_players
+from .outputs import check_output, write_text
 from .policy import CheckpointError, checkpoint_game, load_policy
 
 
@@ -44,6 +45,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=1,
         help="torch threads for checkpoint policies (default 1: small batches, no oversubscription)",
     )
+    parser.add_argument(
+        "--trust-checkpoint",
+        action="store_true",
+        help="load stable-baselines3 .zip checkpoints that have no .safetensors file beside them (that unpickles "
+        "them: a zip can run code; only for files you trust)",
+    )
     parser.add_argument("--no-progress", action="store_true")
 
 
@@ -65,7 +72,10 @@ def league(
     deterministic: bool = True,
     progress: bool = False,
     game: str | None = None,
+    trust: bool = False,
 ) -> dict:
+    """Rate ``specs`` against each other. ``trust``: checkpoints may be SB3 zips without a .safetensors
+    twin (unpickled: they can run code)."""
     from openskill.models import PlackettLuce
 
     from farmgames.envs import get_spec
@@ -92,9 +102,13 @@ def league(
         )
     names = [s if isinstance(s, str) else getattr(s, "name", type(s).__name__) for s in specs]
     names = _entrant_names(names)
-    arena = Arena(players, game=game, **variant)
+    try:
+        arena = Arena(players, game=game, **variant)
+    except TypeError as exc:  # an unknown keyword: the message lists the valid ones
+        raise ValueError(f"--variant: {exc}") from None
     pols = [
-        load_policy(s, seed=seed + i, deterministic=deterministic, env_facts=arena.facts) for i, s in enumerate(specs)
+        load_policy(s, seed=seed + i, deterministic=deterministic, env_facts=arena.facts, trust=trust)
+        for i, s in enumerate(specs)
     ]
     model = PlackettLuce()
     ratings = {n: model.rating(name=n) for n in names}
@@ -191,6 +205,8 @@ def run(args) -> int:
             raise ValueError(f"--torch-threads must be at least 1, got {args.torch_threads}")
         _set_torch_threads(args.torch_threads, args.policies)
         variant = parse_variant(args.variant) if args.variant else None
+        if args.json:  # checked before the games, not after them
+            check_output(args.json, "--json")
         res = league(
             args.policies,
             games=args.games,
@@ -200,13 +216,12 @@ def run(args) -> int:
             deterministic=not args.stochastic,
             progress=not args.no_progress,
             game=args.game,
+            trust=args.trust_checkpoint,
         )
     except (CheckpointError, ValueError) as exc:
         print(f"farmgames league: error: {exc}", file=sys.stderr)
         return 2
     print(format_table(res))
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(res, indent=2))
-        print(f"wrote {args.json}")
+        print(f"wrote {write_text(args.json, json.dumps(res, indent=2), what='league')}")
     return 0

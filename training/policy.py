@@ -26,7 +26,11 @@ Your own agent needs nothing from this module::
 and can be used on the command line as ``farmgames evaluate --policy mypackage.agents:FirstLegal``
 (``module:attribute``; a class or factory is called with no arguments).
 
-Here: :class:`MaskablePPOPolicy` (a ``.zip`` checkpoint written by ``farmgames train``),
+Checkpoints are read from the code-free ``.safetensors`` file ``farmgames train`` writes beside every
+``.zip`` (:mod:`farmgames.training.checkpoint`); a stable-baselines3 ``.zip`` itself is unpickled only
+with ``trust=True`` (``--trust-checkpoint``), because a pickle can run any code.
+
+Here: :class:`MaskablePPOPolicy` (a checkpoint written by ``farmgames train``),
 :class:`CheckpointPool` (a self-play pool of checkpoints), :func:`load_policy` (a command-line spec ->
 a policy; bot names come from the game's ``SPEC.bots`` through
 :class:`farmgames.wrappers.policies.BotPolicy`) and :func:`resolve_opponent`, the resolver training
@@ -66,9 +70,9 @@ CHECKPOINT_FORMAT = "farmgames-checkpoint/1"
 META_ATTRIBUTE = "farmgames_meta"  # saved inside the SB3 zip's "data" JSON (and in a .json sidecar)
 
 
-class CheckpointError(ValueError):
-    """A checkpoint that cannot be used: unreadable, not a farmgames MaskablePPO zip, or trained for
-    another game or observation/action space. The message names the file and the mismatch."""
+from .checkpoint import SAFE_FORMAT, CheckpointError, load_safe_policy, read_meta, safe_path  # noqa: E402
+
+MAX_ZIP_DATA = 64 << 20  # the JSON "data" entry of an SB3 zip (a few KB) read for its metadata
 
 
 def bot_names(game: str = DEFAULT_GAME) -> tuple[str, ...]:
@@ -96,6 +100,8 @@ def checkpoint_metadata(path: str | Path) -> dict:
     """What ``farmgames train`` stored about the env of a checkpoint: ``num_players``, ``variant``,
     ``observation_size``, ``action_size`` … Read from the zip without loading torch; raises
     :class:`CheckpointError` for a missing, corrupt or foreign file."""
+    if str(path).endswith(".safetensors") or safe_path(path).is_file():
+        return read_meta(safe_path(path))  # the code-free file (farmgames train writes it beside the zip)
     path = Path(path)
     if not path.exists():
         raise CheckpointError(f"checkpoint {path} does not exist")
@@ -107,12 +113,14 @@ def checkpoint_metadata(path: str | Path) -> dict:
     if path.is_dir():
         raise CheckpointError(f"checkpoint {path} is a folder; give the .zip file (e.g. {path}/final.zip)")
     try:
-        with zipfile.ZipFile(path) as zf:
+        with zipfile.ZipFile(path) as zf:  # reading the JSON entry runs nothing; SB3's load would unpickle
             names = zf.namelist()
             if "data" not in names or "policy.pth" not in names:
                 raise CheckpointError(
                     f"checkpoint {path} is a zip but not a stable-baselines3 model (no 'data'/'policy.pth' inside)"
                 )
+            if zf.getinfo("data").file_size > MAX_ZIP_DATA:
+                raise CheckpointError(f"checkpoint {path}: its 'data' entry is larger than {MAX_ZIP_DATA} bytes")
             data = json.loads(zf.read("data").decode("utf-8"))
     except zipfile.BadZipFile:
         raise CheckpointError(f"checkpoint {path} is corrupt or not a .zip file (cannot open it as a zip)") from None
@@ -120,7 +128,7 @@ def checkpoint_metadata(path: str | Path) -> dict:
         raise CheckpointError(f"checkpoint {path} is corrupt: its 'data' entry is not valid JSON ({exc})") from None
     except OSError as exc:
         raise CheckpointError(f"cannot read checkpoint {path}: {exc}") from None
-    meta = data.get(META_ATTRIBUTE)
+    meta = data.get(META_ATTRIBUTE) if isinstance(data, dict) else None
     if meta is None:
         sidecar = path.with_suffix(".json")
         if sidecar.exists():
@@ -128,7 +136,7 @@ def checkpoint_metadata(path: str | Path) -> dict:
                 meta = json.loads(sidecar.read_text())
             except (OSError, json.JSONDecodeError) as exc:
                 raise CheckpointError(f"checkpoint {path}: its sidecar {sidecar} is unreadable ({exc})") from None
-    if not isinstance(meta, dict) or meta.get("format") != CHECKPOINT_FORMAT:
+    if not isinstance(meta, dict) or meta.get("format") not in (CHECKPOINT_FORMAT, SAFE_FORMAT):
         raise CheckpointError(
             f"checkpoint {path} has no farmgames metadata (it was not written by `farmgames train`), so the "
             "environment it was trained for is unknown"
@@ -154,9 +162,22 @@ def check_compatible(path: str | Path, meta: dict, env_facts: dict) -> None:
             )
 
 
+def untrusted_zip_message(path: Path) -> str:
+    return (
+        f"checkpoint {path}: a stable-baselines3 .zip runs code when it is loaded (its entries are unpickled), "
+        f"and there is no {safe_path(path).name} beside it (the code-free file farmgames train writes). Load the "
+        ".safetensors file, or pass --trust-checkpoint (trust=True) only if you trust where the zip came from; "
+        f"`farmgames convert-checkpoint {path} --trust-checkpoint` writes the .safetensors file once"
+    )
+
+
 class MaskablePPOPolicy:
-    """A MaskablePPO ``.zip`` checkpoint as a Policy (greedy by default; ``deterministic=False``
-    samples from the masked distribution with its own seeded generator)."""
+    """A MaskablePPO checkpoint as a Policy (greedy by default; ``deterministic=False`` samples from the
+    masked distribution with its own seeded generator).
+
+    ``path`` is a ``.safetensors`` file or a ``.zip``; for a zip, the ``.safetensors`` file beside it is
+    loaded (tensors and JSON only: nothing runs). Only with ``trust=True`` is a zip without one loaded
+    through SB3 (which unpickles it)."""
 
     def __init__(
         self,
@@ -166,22 +187,31 @@ class MaskablePPOPolicy:
         device: str = "cpu",
         env_facts: dict | None = None,
         name: str | None = None,
+        trust: bool = False,
     ):
         self.path = Path(path)
-        self.meta = checkpoint_metadata(self.path)
+        safe = safe_path(self.path).is_file()
+        self.meta = checkpoint_metadata(self.path)  # JSON only (a zip's 'data' entry is parsed, never unpickled)
+        if not safe and not trust:
+            raise CheckpointError(untrusted_zip_message(self.path))
         if env_facts is not None:
             check_compatible(self.path, self.meta, env_facts)
         self.deterministic = bool(deterministic)
         self.name = name or str(self.path)
         self._rng = np.random.default_rng(seed)
+        if safe:
+            self.policy, _ = load_safe_policy(self.path, device=device)
+            self.observation_size, self.action_size = int(self.meta["observation_size"]), int(self.meta["action_size"])
+            return
         try:
             from sb3_contrib import MaskablePPO
 
-            self.model = MaskablePPO.load(self.path, device=device)
+            self.model = MaskablePPO.load(self.path, device=device)  # trust=True: the user vouches for the file
         except Exception as exc:  # noqa: BLE001 - torch/zip/pickle errors come in many types
             raise CheckpointError(
                 f"checkpoint {self.path} could not be loaded as a MaskablePPO model: {type(exc).__name__}: {exc}"
             ) from exc
+        self.policy = self.model.policy
         shape = getattr(self.model.observation_space, "shape", None)
         n_actions = getattr(self.model.action_space, "n", None)
         if shape is None or len(shape) != 1 or n_actions is None:
@@ -213,7 +243,7 @@ class MaskablePPOPolicy:
             raise CheckpointError(
                 f"checkpoint {self.path} expects action masks of size {self.action_size}, got shape {mask.shape}"
             )
-        policy = self.model.policy
+        policy = self.policy
         with torch.no_grad():
             dist = policy.get_distribution(torch.as_tensor(obs[None], device=policy.device), action_masks=mask[None])
             probs = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
@@ -244,6 +274,7 @@ class CheckpointPool:
         env_facts: dict | None = None,
         probability: float = 1.0,
         base: Any = "heuristic",
+        trust: bool = False,
     ):
         if not 0.0 <= float(probability) <= 1.0:
             raise ValueError(f"opponents.probability must be between 0 and 1, got {probability}")
@@ -254,6 +285,7 @@ class CheckpointPool:
         self.env_facts = env_facts
         self.probability = float(probability)
         self.base = base
+        self.trust = bool(trust)  # pool files are read through their .safetensors twins unless trusted
         self.paths: list[Path] = []
         self._cache: dict[Path, Any] = {}
 
@@ -284,7 +316,7 @@ class CheckpointPool:
 
                 torch.set_num_threads(self.torch_threads)
             self._cache[path] = MaskablePPOPolicy(
-                path, deterministic=self.deterministic, seed=seed, env_facts=self.env_facts
+                path, deterministic=self.deterministic, seed=seed, env_facts=self.env_facts, trust=self.trust
             )
         return self._cache[path]
 
@@ -306,12 +338,18 @@ POOL_KEYS = ("pool", "probability", "base", "pool_size")
 
 
 def load_policy(
-    spec: Any, seed: int = 0, deterministic: bool = True, env_facts: dict | None = None, game: str | None = None
+    spec: Any,
+    seed: int = 0,
+    deterministic: bool = True,
+    env_facts: dict | None = None,
+    game: str | None = None,
+    trust: bool = False,
 ) -> Any:
     """A policy from a spec: a bot name of the game (``SPEC.bots``: ``"random"``, ``"heuristic"`` …), a
     path to a ``.zip`` checkpoint, ``"module:attribute"`` (your own class or factory, called with no
     arguments), or an object that already has ``act`` (returned as is). ``game`` defaults to
-    ``env_facts["game"]``, else fields_of_green."""
+    ``env_facts["game"]``, else fields_of_green. ``trust`` (--trust-checkpoint): a ``.zip`` without its
+    ``.safetensors`` twin may be unpickled (it can run code)."""
     if hasattr(spec, "act"):
         return spec
     facts = env_facts or {}
@@ -326,11 +364,16 @@ def load_policy(
         return BotPolicy(get_spec(game), text, seed=seed)
     path = Path(text)
     if path.is_dir() and (path / "farmgames_policy.json").is_file():  # farmgames train --backend rllib
+        if not trust:  # RLlib restores its modules with pickle
+            raise CheckpointError(
+                f"checkpoint {path}: an RLlib checkpoint runs code when it is loaded (RLlib restores it with "
+                "pickle); pass --trust-checkpoint (trust=True) only if you trust where it came from"
+            )
         from .rllib_backend import RLlibPolicy
 
         return RLlibPolicy(path, deterministic=deterministic, seed=seed)
     if path.suffix == ".zip" or path.exists():
-        return MaskablePPOPolicy(path, deterministic=deterministic, seed=seed, env_facts=env_facts)
+        return MaskablePPOPolicy(path, deterministic=deterministic, seed=seed, env_facts=env_facts, trust=trust)
     if ":" in text:
         return load_object(text)
     raise ValueError(
@@ -346,6 +389,7 @@ def resolve_opponent(
     deterministic: bool = False,
     facts: dict | None = None,
     torch_threads: int | None = None,
+    trust: bool = False,
 ) -> Any:
     """The resolver training passes to :class:`farmgames.wrappers.SingleAgentEnv`: a checkpoint path or
     ``module:attribute`` -> a policy; a self-play mapping ``{"pool": folder, "probability": p, "base":
@@ -365,9 +409,10 @@ def resolve_opponent(
             env_facts=facts,
             probability=float(spec.get("probability", 0.5)),
             base=spec.get("base", "heuristic"),
+            trust=trust,
         )
     if is_checkpoint(spec) and torch_threads:
         import torch
 
         torch.set_num_threads(torch_threads)
-    return load_policy(spec, seed=seed, deterministic=deterministic, env_facts=facts)
+    return load_policy(spec, seed=seed, deterministic=deterministic, env_facts=facts, trust=trust)

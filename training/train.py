@@ -31,6 +31,7 @@ import time
 from collections import deque
 from pathlib import Path
 
+from .checkpoint import architecture_of, read_safetensors, safe_path, save_safe_checkpoint
 from .config import Config, ConfigError, load_config
 from .games import add_game_argument
 from .policy import CHECKPOINT_FORMAT, META_ATTRIBUTE
@@ -48,6 +49,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--total-steps", type=int, default=None, help="override total_steps")
     parser.add_argument("--out", type=str, default=None, help="override the output folder")
+    parser.add_argument(
+        "--trust-checkpoint", action="store_true",
+        help="allow checkpoint opponents that are stable-baselines3 .zip files without a .safetensors file "
+        "beside them (loading such a zip unpickles it: it can run code; only for files you trust)",
+    )
     parser.add_argument("--seed", type=int, default=None, help="override seed")
     parser.add_argument(
         "--init-from",
@@ -81,7 +87,7 @@ def run(args) -> int:
         overrides["training.progress_bar"] = False
     try:
         config = load_config(args.config, overrides)
-        summary = train(config)
+        summary = train(config, trust=bool(getattr(args, "trust_checkpoint", False)))
     except ConfigError as exc:
         print(f"farmgames train: error: {exc}", file=sys.stderr)
         return 2
@@ -117,14 +123,16 @@ def opponents_spec(config: Config, out_dir: Path):
     return base
 
 
-def env_kwargs(config: Config, out_dir: Path, torch_threads: int | None = None) -> dict:
+def env_kwargs(config: Config, out_dir: Path, torch_threads: int | None = None, trust: bool = False) -> dict:
     """Keywords of :class:`farmgames.wrappers.SingleAgentEnv` for ``config`` (checkpoints and pools go
-    through training's resolver)."""
+    through training's resolver; ``trust``: --trust-checkpoint)."""
+    from functools import partial
+
     from .policy import resolve_opponent
 
     return {
         "game": config.env.game,
-        "resolver": resolve_opponent,
+        "resolver": partial(resolve_opponent, trust=True) if trust else resolve_opponent,
         "num_players": config.env.num_players,
         "opponents": opponents_spec(config, out_dir),
         "learner_seat": config.env.learner_seat,
@@ -153,12 +161,12 @@ def _start_method() -> str:
     return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
 
 
-def probe_env(config: Config, out_dir: Path) -> dict:
+def probe_env(config: Config, out_dir: Path, trust: bool = False) -> dict:
     """Build one env to check the env section early; returns its facts. Errors name the config key."""
     from farmgames.training.policy import CheckpointError
     from farmgames.wrappers.single_agent import SingleAgentEnv
 
-    kwargs = env_kwargs(config, out_dir)
+    kwargs = env_kwargs(config, out_dir, trust=trust)
     try:
         env = SingleAgentEnv(**kwargs)
     except CheckpointError as exc:
@@ -204,6 +212,26 @@ def make_meta(config: Config, facts: dict) -> dict:
         "self_play": config.self_play.enabled,
         "seed": config.seed,
         "farmgames_version": farmgames_version,
+        # what the code-free .safetensors checkpoint needs to rebuild the network (training/checkpoint.py)
+        "architecture": architecture_of(config.ppo),
+        **_layouts(spec, facts),
+        "training_config": config.to_dict(),
+    }
+
+
+def _layouts(spec, facts: dict) -> dict:
+    """The observation and action layout of the env a checkpoint was trained on (names, shapes, ranges)."""
+    from farmgames.envs import face
+
+    try:
+        env = face(spec.env_name).raw_env(num_players=facts["num_players"], **facts["variant"])
+    except Exception:  # noqa: BLE001 - metadata only: a layout that cannot be built is left out
+        return {}
+    entries = [[e.name, list(e.shape)] for e in env.observer.layout.entries]
+    actions = [[name, first, last] for name, first, last, _ in env.game.layout.table()]
+    return {
+        "observation_layout": {"order": "gymnasium.spaces.flatten of the Dict observation", "entries": entries},
+        "action_layout": actions,
     }
 
 
@@ -233,6 +261,15 @@ def _policy_kwargs(p) -> dict:
 
 def _callbacks(config: Config, out_dir: Path, meta: dict):
     from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
+
+    class SafeCheckpoints(CheckpointCallback):
+        """SB3's periodic checkpoints, each with its code-free ``.safetensors`` twin."""
+
+        def _on_step(self) -> bool:
+            result = super()._on_step()
+            if self.n_calls % self.save_freq == 0:
+                save_safe_checkpoint(self.model, self._checkpoint_path(extension="zip"), meta)
+            return result
 
     class EpisodeStats(BaseCallback):
         """Win rate / score / margin of the last ``log_window`` finished episodes, logged every rollout;
@@ -281,16 +318,19 @@ def _callbacks(config: Config, out_dir: Path, meta: dict):
                 self._next += config.self_play.every_steps
                 self.pool_dir.mkdir(parents=True, exist_ok=True)
                 tmp = self.pool_dir / f".pool_{self.num_timesteps:010d}.tmp.zip"
+                final = self.pool_dir / f"pool_{self.num_timesteps:010d}.zip"
                 self.model.save(tmp)
-                tmp.rename(self.pool_dir / f"pool_{self.num_timesteps:010d}.zip")  # workers never see half a file
+                save_safe_checkpoint(self.model, final, meta)  # workers load this code-free twin
+                tmp.rename(final)  # workers never see half a file
                 pool = sorted(self.pool_dir.glob("pool_*.zip"))
                 for old in pool[: max(0, len(pool) - config.self_play.pool_size)]:
                     old.unlink(missing_ok=True)
+                    safe_path(old).unlink(missing_ok=True)
             return True
 
     every = max(config.training.checkpoint_every // config.training.n_envs, 1)
     callbacks = [
-        CheckpointCallback(save_freq=every, save_path=str(out_dir / "checkpoints"), name_prefix="model"),
+        SafeCheckpoints(save_freq=every, save_path=str(out_dir / "checkpoints"), name_prefix="model"),
         EpisodeStats(),
     ]
     if config.self_play.enabled:
@@ -332,7 +372,13 @@ def _load_initial_weights(model, path: str, facts: dict) -> None:
 
     try:
         check_compatible(path, checkpoint_metadata(path), facts)
-        model.set_parameters(path, exact_match=True, device=model.device)
+        if safe_path(path).is_file():  # the code-free twin
+            import torch
+
+            tensors, _ = read_safetensors(safe_path(path))
+            model.policy.load_state_dict({k: torch.from_numpy(v) for k, v in tensors.items()}, strict=True)
+        else:  # SB3 reads only the zip's tensors here (torch weights_only, no unpickling of its data)
+            model.set_parameters(path, exact_match=True, device=model.device)
     except CheckpointError as exc:
         raise ConfigError(f"'init_from': {exc}") from None
     except Exception as exc:  # noqa: BLE001 - shape mismatches come as RuntimeError/ValueError
@@ -355,15 +401,31 @@ def _plot(out_dir: Path, title: str) -> Path | None:
         return None
 
 
-def train(config: Config) -> dict:
-    """Train MaskablePPO as configured; returns a summary (also written to ``summary.json``)."""
+def check_out_dir(out_dir: Path) -> None:
+    """Fail before a long run, not after it: the output folder must be a folder we can write in."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ConfigError(f"'out': {out_dir} is an existing file, not a folder; give another --out")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        probe = out_dir / ".farmgames_write_test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise ConfigError(f"'out': cannot write in {out_dir} ({exc.strerror or exc})") from None
+
+
+def train(config: Config, trust: bool = False) -> dict:
+    """Train MaskablePPO as configured; returns a summary (also written to ``summary.json``). Every
+    ``.zip`` checkpoint gets a code-free ``.safetensors`` twin (training/checkpoint.py). ``trust``
+    (--trust-checkpoint) lets checkpoint opponents be zips without one."""
     out_dir = config.out_dir
-    out_dir.mkdir(parents=True, exist_ok=True)
+    check_out_dir(out_dir)
     config.dump(out_dir / "resolved.yaml")
     if config.self_play.enabled:  # the pool belongs to this run: drop a previous run's pool
         for old in (out_dir / "pool").glob("*.zip"):
             old.unlink()
-    facts = probe_env(config, out_dir)
+            safe_path(old).unlink(missing_ok=True)
+    facts = probe_env(config, out_dir, trust=trust)
     if config.init_from:
         from .policy import CheckpointError, check_compatible, checkpoint_metadata
 
@@ -384,7 +446,7 @@ def train(config: Config) -> dict:
         print(f"imitation: skipped, the weights come from init_from {config.init_from}", file=sys.stderr)
     timings = {}
     subproc = t.vec_env == "subproc" and t.n_envs > 1 and config.total_steps > 0
-    factory = _EnvFactory(env_kwargs(config, out_dir, torch_threads=1 if subproc else t.torch_threads))
+    factory = _EnvFactory(env_kwargs(config, out_dir, torch_threads=1 if subproc else t.torch_threads, trust=trust))
     vec_env = make_vec_env(
         factory,
         n_envs=t.n_envs,
@@ -424,6 +486,7 @@ def train(config: Config) -> dict:
     elapsed = time.perf_counter() - started
     final = out_dir / "final.zip"
     model.save(final)
+    save_safe_checkpoint(model, final, meta)  # final.safetensors: what evaluate, league and pools load
     (out_dir / "final.json").write_text(json.dumps({**meta, "num_timesteps": int(model.num_timesteps)}, indent=2))
     model.logger.close()
     png = _plot(out_dir, config.name)

@@ -90,5 +90,39 @@ def test_farmgames_train_backend_rllib_and_evaluate_the_checkpoint(local_ray, tm
     assert main(["train", "--backend", "rllib", "--config", str(config), "--out", str(out)]) == 0
     final = out / "final"
     assert (final / "farmgames_policy.json").is_file() and (out / "checkpoint_1").is_dir()
-    result = evaluate(str(final), opponents="random", games=2, seed=0)
+    result = evaluate(str(final), opponents="random", games=2, seed=0, trust=True)  # RLlib restores with pickle
     assert result["games"] == 2
+
+
+def test_train_joins_a_two_node_loopback_cluster(tmp_path):
+    """The multi-machine path (``ray.address``): a head and a second node, both raylets on 127.0.0.1
+    (``ray.cluster_utils.Cluster``, what ``ray start --head`` / ``ray start --address`` set up), and
+    ``train_rllib`` joins it by address; env runners are spread over the nodes."""
+    ray = pytest.importorskip("ray")
+    pytest.importorskip("ray.rllib")
+    from ray.cluster_utils import Cluster
+
+    from farmgames.training.rllib_backend import load_rllib_config, train_rllib
+
+    if ray.is_initialized():
+        ray.shutdown()
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "node_ip_address": "127.0.0.1",
+                                                            "include_dashboard": False})
+    try:
+        cluster.add_node(num_cpus=1, node_ip_address="127.0.0.1")
+        cluster.wait_for_nodes()
+        config_path = tmp_path / "c.yaml"
+        config_path.write_text(
+            f"backend: rllib\nray: {{address: '{cluster.address}'}}\n"
+            "env: {game: sunflower_valley_v0, num_players: 2, variant: {}}\n"
+            "training: {iterations: 1, env_runners: 2, train_batch_size: 200, minibatch_size: 100, hidden: [32],"
+            " checkpoint_every: 0}\n"
+        )
+        config = load_rllib_config(config_path, {"out": str(tmp_path / "run")})
+        summary = train_rllib(config)
+        assert summary["nodes"] == 2 and summary["env_steps"] >= 200
+        assert all(node["NodeManagerAddress"] == "127.0.0.1" for node in ray.nodes())
+    finally:
+        ray.shutdown()
+        cluster.shutdown()

@@ -279,6 +279,7 @@ def test_checkpoint_as_opponent_and_self_play_pool(smoke_run, tmp_path):
     pool = tmp_path / "pool"
     pool.mkdir()
     (pool / "a.zip").write_bytes(final.read_bytes())
+    (pool / "a.safetensors").write_bytes((smoke_run / "final.safetensors").read_bytes())  # the code-free twin
     env = SingleAgentEnv(
         game="fields_of_green_v0",
         num_players=2,
