@@ -11,6 +11,9 @@ has the members. ``tests/conformance`` checks every registered game against them
 
 from __future__ import annotations
 
+import random
+from collections.abc import Hashable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -97,6 +100,52 @@ class SimultaneousGame(Game, Protocol):
     def legal_actions_for(self, seat: int) -> list[int]: ...
 
 
+@dataclass(frozen=True)
+class InformationState:
+    """Everything one seat knows, with perfect recall (OpenSpiel's information state).
+
+    ``string`` is canonical: two states of the same game give a seat equal strings exactly when that seat
+    cannot tell them apart (it saw the same things in the same order and took the same actions).
+    ``tensor`` is its fixed-size float32 twin: what the seat knows now (its observation plus what it
+    remembers), equal whenever the strings are equal.
+    """
+
+    seat: int
+    string: str
+    tensor: np.ndarray = field(repr=False, compare=False)
+
+    def __str__(self) -> str:
+        return self.string
+
+
+@runtime_checkable
+class SearchableGame(Game, Protocol):
+    """A :class:`Game` that search algorithms can use without cheating (optional: the adapters and tools
+    need only :class:`Game`; :mod:`farmgames.envs.core.search` needs these).
+
+    * ``information_state(seat)``: the seat's :class:`InformationState` (perfect recall).
+    * ``resample_from_infostate(seat, rng)``: a complete, independent state (a new object; ``self`` is
+      untouched) that gives ``seat`` the same information state and the same observation, drawn from the
+      distribution the rules imply given what ``seat`` knows (OpenSpiel's ``ResampleFromInfostate``): the
+      game's chance (shuffles, draws, dice) conditioned on the seat's observations; decisions of other
+      seats that ``seat`` did not see are drawn uniformly from their legal choices (no opponent model).
+      Future chance is redrawn too, so a determinised search cannot know the next card or die.
+    * ``action_token(seat, action)``: what ``seat`` observes of the current player's ``action`` (called
+      before it is applied): the action itself when it is public, something coarser (``"pick"``) when it
+      is hidden. Search trees key their nodes on these.
+    * ``view_token(seat)``: a cheap hashable of what ``seat`` sees now that actions do not tell it (its own
+      hand, cards turned up, dice rolled): with the action tokens, the perfect-recall key of a search node.
+    """
+
+    def information_state(self, seat: int) -> InformationState: ...
+
+    def resample_from_infostate(self, seat: int, rng: random.Random) -> SearchableGame: ...
+
+    def action_token(self, seat: int, action: int) -> Hashable: ...
+
+    def view_token(self, seat: int) -> Hashable: ...
+
+
 @runtime_checkable
 class Observer(Protocol):
     """Fills one seat's observation into a flat float32 buffer laid out by ``layout``.
@@ -142,4 +191,7 @@ class Narrator(Protocol):
         """The final score table."""
 
 
-__all__ = ["Bot", "Game", "IllegalActionError", "Narrator", "Observer", "Score", "SimultaneousGame"]
+__all__ = [
+    "Bot", "Game", "IllegalActionError", "InformationState", "Narrator", "Observer", "Score", "SearchableGame",
+    "SimultaneousGame",
+]

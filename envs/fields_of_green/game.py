@@ -1055,6 +1055,39 @@ class Game:
                 out.append(frame[2])
         return out
 
+    # ------------------------------------------------------------------ search (infostate.py)
+
+    def information_state(self, seat: int):
+        """What ``seat`` knows, with perfect recall: canonical string and tensor (FOG-INFO-1..8)."""
+        from .infostate import information_state
+
+        return information_state(self, seat)
+
+    def resample_from_infostate(self, seat: int, rng: random.Random) -> Game:
+        """A complete state drawn from what ``seat`` knows (other hands, unseen picks, pile order,
+        Equipment stack, 2-player offer); this game is untouched."""
+        from .infostate import resample_from_infostate
+
+        return resample_from_infostate(self, seat, rng)
+
+    def infostate_sampler(self, seat: int):
+        """Analyse once for ``seat``; the function returned draws resampled states from an RNG."""
+        from .infostate import sampler
+
+        return sampler(self, seat)
+
+    def action_token(self, seat: int, action: int):
+        """What ``seat`` observes of the current player's ``action`` (hidden picks are just "pick")."""
+        from .infostate import action_token
+
+        return action_token(self, seat, action)
+
+    def view_token(self, seat: int):
+        """What ``seat`` sees now beyond the actions (its hand and pick, revealed picks, display)."""
+        from .infostate import view_token
+
+        return view_token(self, seat)
+
 
 def _frame_to_json(frame: tuple) -> list:
     return [list(x) if isinstance(x, tuple) and x and isinstance(x[0], dict) else x for x in frame]
