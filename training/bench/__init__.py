@@ -78,25 +78,35 @@ MODES: dict[str, dict[str, Any]] = {
         "memory_envs": (1, 2),
         "ppo_steps": 64,
         "memory_steps": 20,
-        "ppo_runs": (("main", 1),),
+        "ppo_runs": (("main", 1, "dummy"), ("main", 2, "batched")),
     },
     "quick": {
         "warmup": 0.2,
-        "repeats": 3,
-        "seconds": 0.4,
+        "repeats": 5,
+        "seconds": 0.5,
         "memory_envs": (1, 64),
         "ppo_steps": 2048,
         "memory_steps": None,
-        "ppo_runs": (("main", 1),),
+        "ppo_runs": (("main", 1, "dummy"), ("main", "config", "batched"), ("2p-heuristic", "config", "batched")),
     },
     "full": {
         "warmup": 1.0,
-        "repeats": 5,
-        "seconds": 1.5,
+        "repeats": 9,
+        "seconds": 2.0,
         "memory_envs": (1, 64),
         "ppo_steps": 2048,
         "memory_steps": None,
-        "ppo_runs": (("main", 1), ("main", "config"), ("2p-heuristic", 1), ("4p-heuristic", 1)),
+        # (config role, env count: 1 or the config's n_envs, vector env: dummy or batched)
+        "ppo_runs": (
+            ("main", 1, "dummy"),
+            ("main", "config", "dummy"),
+            ("main", "config", "batched"),
+            ("2p-heuristic", 1, "dummy"),
+            ("2p-heuristic", "config", "dummy"),
+            ("2p-heuristic", "config", "batched"),
+            ("4p-heuristic", 1, "dummy"),
+            ("4p-heuristic", "config", "batched"),
+        ),
     },
 }
 
@@ -201,37 +211,41 @@ def _memory_jobs(games: tuple[str, ...], mode_name: str, mode: dict) -> list[dic
     return jobs
 
 
-def _ppo_jobs(games: tuple[str, ...], mode: dict) -> list[tuple[str, str, Any]]:
-    """(game, role, env count): the main row of every game, the other roles where the game has the config."""
+def _ppo_jobs(games: tuple[str, ...], mode: dict) -> list[tuple[str, str, Any, str]]:
+    """(game, role, env count, vector env): the main rows of every game, the other roles where the game has
+    the config."""
     return [
-        (game, which, envs)
+        (game, which, envs, vec)
         for game in games
-        for which, envs in mode["ppo_runs"]
+        for which, envs, vec in mode["ppo_runs"]
         if which == "main" or which in SHIPPED_CONFIGS.get(game, {})
     ]
 
 
-def _ppo_row(game: str, which: str, envs: Any, args: argparse.Namespace, mode_name: str, mode: dict) -> dict:
+def _ppo_row(
+    game: str, which: str, envs: Any, args: argparse.Namespace, mode_name: str, mode: dict, vec: str = "dummy"
+) -> dict:
     try:
         candidates = SHIPPED_CONFIGS.get(game, {}).get(which, ())  # else: the config defaults for the game
         settings, source = ppo_settings(args.ppo_config if which == "main" else None, candidates, game)
     except Exception as exc:  # noqa: BLE001
         return {"config": which, "role": which, "game": game, "error": short(exc)}
-    n_envs = 1 if envs == 1 else settings["training"]["n_envs"]
+    n_envs = envs if isinstance(envs, int) else settings["training"]["n_envs"]
     spec = {
+        "vec_env": vec,
         "env": settings["env"],
         "ppo": settings["ppo"],
         "seed": settings["seed"],
         "torch_threads": 1,
         "n_envs": n_envs,
-        "steps": mode["ppo_steps"] if envs == 1 else settings["ppo"]["n_steps"] * n_envs,
+        "steps": mode["ppo_steps"] if isinstance(envs, int) else settings["ppo"]["n_steps"] * n_envs,
     }
     if mode_name == "smoke":
         spec["n_epochs"] = 1
     try:
         row = run_child("ppo_child", spec)
     except Exception as exc:  # noqa: BLE001
-        row = {"n_envs": n_envs, "error": short(exc)}
+        row = {"n_envs": n_envs, "vec_env": vec, "error": short(exc)}
     row.update(
         {
             "config": _relative(source),
@@ -278,9 +292,9 @@ def measure(args: argparse.Namespace) -> dict:
         obs_rows = observation_sizes(observation_targets(games))
         memory = memory_rows(mem_jobs, progress)
         ppo_rows = []
-        for game, which, envs in ppo_jobs:
-            progress.step(f"MaskablePPO ({game}, {which} config, {envs} env{'s' if envs != 1 else ''})")
-            ppo_rows.append(_ppo_row(game, which, envs, args, mode_name, mode))
+        for game, which, envs, vec in ppo_jobs:
+            progress.step(f"MaskablePPO ({game}, {which} config, {envs} env{'s' if envs != 1 else ''}, {vec})")
+            ppo_rows.append(_ppo_row(game, which, envs, args, mode_name, mode, vec))
     finally:
         progress.close()
     info["load_average_end"] = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None

@@ -120,8 +120,10 @@ def aec_runner(make_env: Callable[[], Any]) -> Runner:
             env.reset(seed=next(seeds))
             for _agent in env.agent_iter():
                 observation, reward, termination, truncation, info = env.last()
-                action = None if termination or truncation else _choose(observation["action_mask"], rng)
-                env.step(action)
+                if termination or truncation:
+                    env.step(None)  # a dead step: not a decision, not counted (for every env alike)
+                    continue
+                env.step(_choose(observation["action_mask"], rng))
                 steps += 1
                 if not steps & 31 and clock() >= deadline:
                     return steps, games, clock() - start
@@ -132,10 +134,19 @@ def aec_runner(make_env: Callable[[], Any]) -> Runner:
     return run
 
 
+def _deciders(env: Any) -> Callable[[], int]:
+    """How many agents have a real decision in the parallel env's current state (the engine's
+    ``deciders()``; the others can only send the NOOP and are not counted)."""
+    game_of = lambda: env.unwrapped.game  # noqa: E731 - the env replaces its game at every reset
+    return lambda: len(game_of().deciders()) if hasattr(game_of(), "deciders") else len(env.agents)
+
+
 def parallel_runner(make_env: Callable[[], Any]) -> Runner:
-    """PettingZoo parallel loop: every live agent submits a random legal action each step."""
+    """PettingZoo parallel loop: every live agent submits a random legal action each step; a step counts
+    one decision per agent that had one (NOOP-only agents are not counted)."""
     env = make_env()
     seeds = iter(range(10**9))
+    deciders = _deciders(env)
 
     def run(seconds: float, rng: random.Random) -> tuple[int, int, float]:
         steps = games = 0
@@ -146,8 +157,8 @@ def parallel_runner(make_env: Callable[[], Any]) -> Runner:
             observations, infos = env.reset(seed=next(seeds))
             while env.agents:
                 actions = {a: _choose(observations[a]["action_mask"], rng) for a in env.agents}
+                steps += deciders()
                 observations, rewards, terminations, truncations, infos = env.step(actions)
-                steps += 1
                 if not steps & 31 and clock() >= deadline:
                     return steps, games, clock() - start
             games += 1
@@ -182,6 +193,36 @@ def gym_runner(make_env: Callable[[], Any]) -> Runner:
                 return steps, games, clock() - start
 
     return run
+
+
+def vector_runner(make_env: Callable[[], Any]) -> Runner:
+    """A vector env of single-agent games (same-step autoreset): masks as a batch, one random legal action per
+    game, one ``step`` for all; every game's learner decision counts as a step."""
+    env = make_env()
+    seeds = iter(range(0, 10**9, 1000))
+    masks_of = env.action_masks if hasattr(env, "action_masks") else lambda: _stack(env.call("action_masks"))
+
+    def run(seconds: float, rng: random.Random) -> tuple[int, int, float]:
+        steps = games = 0
+        clock = time.perf_counter
+        start = clock()
+        deadline = start + seconds
+        env.reset(seed=next(seeds))
+        while True:
+            actions = [_choose(mask, rng) for mask in masks_of()]
+            _, _, terminations, truncations, _ = env.step(actions)
+            steps += len(actions)
+            games += int(terminations.sum() + truncations.sum())
+            if clock() >= deadline:
+                return steps, games, clock() - start
+
+    return run
+
+
+def _stack(rows: Any) -> Any:
+    import numpy as np
+
+    return np.stack(rows)
 
 
 def openspiel_runner(name: str) -> Runner:
@@ -252,6 +293,27 @@ def single_agent_env(game: str, num_players: int, opponents: str = "random") -> 
     return make
 
 
+def vector_env(game: str, num_players: int, n: int, kind: str, opponents: str = "random") -> Callable[[], Any]:
+    """``kind="sync"``: gymnasium's ``SyncVectorEnv`` over ``n`` single-agent envs (same-step autoreset, masks
+    through ``call("action_masks")``); ``"batched"``: :class:`farmgames.wrappers.vector.BatchedSingleAgentEnv`."""
+
+    def make() -> Any:
+        kwargs = {"game": game, "num_players": num_players, "opponents": opponents}
+        if kind == "batched":
+            from farmgames.wrappers.vector import BatchedSingleAgentEnv
+
+            return BatchedSingleAgentEnv(n, **kwargs)
+        from gymnasium.vector import AutoresetMode, SyncVectorEnv
+
+        from farmgames.wrappers.single_agent import SingleAgentEnv
+
+        return SyncVectorEnv(
+            [lambda: SingleAgentEnv(**kwargs) for _ in range(n)], autoreset_mode=AutoresetMode.SAME_STEP
+        )
+
+    return make
+
+
 PZ_IDS = {"connect_four_v3": "classic/connect_four-v3", "chess_v6": "classic/chess-v6"}
 
 
@@ -287,12 +349,15 @@ class Case:
     note: str = ""
     whole_games: bool = False
     game: str | None = None  # the farmgames game of the case (None: a peer)
+    versus: str | None = None  # key of the case this one is also compared with, repeat by repeat
 
 
 NOTES = {
-    "parallel step": "one step = every live agent acts (NOOP if it has no decision)",
+    "decision (parallel)": "one step() = every live agent acts; counted: the agents with a decision",
     "learner step": "opponents' moves happen inside step()",
+    "learner step (batched)": "learner decisions of all N games; opponents' moves happen inside step()",
 }
+VECTOR_SIZES = (8, 64)
 
 
 def game_cases(game: str) -> list[Case]:
@@ -365,7 +430,7 @@ def game_cases(game: str) -> list[Case]:
             "parallel",
             hi,
             f"{env}.parallel_env(), {hi} players",
-            "parallel step",
+            "decision (parallel)",
             lambda: parallel_runner(game_env(name, hi, "parallel")),
             EVERY,
         ),
@@ -404,7 +469,36 @@ def game_cases(game: str) -> list[Case]:
             continue
         seen.add(key)
         cases.append(Case(key, label, "farmgames", n, unit, build, modes=modes, note=NOTES.get(unit, ""), game=name))
-    return cases
+    return cases + vector_cases(spec, pre)
+
+
+def vector_cases(spec: Any, pre: str) -> list[Case]:
+    """The batched env against gymnasium's ``SyncVectorEnv`` over N single envs, fewest players vs random (and
+    vs heuristic at N = 8), each batched case compared with its sync case repeat by repeat."""
+    name, lo = spec.env_name, spec.min_players
+    out = []
+    runs = [(n, "random", EVERY if n == VECTOR_SIZES[0] else QUICK) for n in VECTOR_SIZES]
+    if "heuristic" in spec.bots:
+        runs.append((VECTOR_SIZES[0], "heuristic", FULL))
+    for n, opponents, modes in runs:
+        tag = "" if opponents == "random" else "-heuristic"
+        sync_key = f"{pre}/vec-sync{tag}-{n}x{lo}p"
+        for kind, label in (("sync", "gymnasium SyncVectorEnv over"), ("batched", "BatchedSingleAgentEnv of")):
+            out.append(
+                Case(
+                    f"{pre}/vec-{kind}{tag}-{n}x{lo}p",
+                    f"{label} {n} single-agent envs, {lo} players vs {opponents}",
+                    "farmgames",
+                    lo,
+                    "learner step (batched)",
+                    lambda n=n, kind=kind, opponents=opponents: vector_runner(vector_env(name, lo, n, kind, opponents)),
+                    modes=modes,
+                    note=NOTES["learner step (batched)"],
+                    game=name,
+                    versus=sync_key if kind == "batched" else None,
+                )
+            )
+    return out
 
 
 def peer_cases() -> list[Case]:

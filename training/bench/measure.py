@@ -143,6 +143,7 @@ def measure_throughput(live: list[CaseResult], mode: dict, rng: random.Random, p
 
 def throughput_rows(results: list[CaseResult]) -> list[dict]:
     ref = next((r for r in results if r.case.key == REFERENCE and r.rates), None)
+    by_key = {r.case.key: r for r in results}
     rows = []
     for r in results:
         c = r.case
@@ -171,6 +172,13 @@ def throughput_rows(results: list[CaseResult]) -> list[dict]:
         elif r.ratios:
             row["ratio_to_reference"] = statistics.median(r.ratios)
             row["ratios"] = [round(x, 3) for x in r.ratios]
+        other = by_key.get(c.versus) if c.versus else None
+        if other is not None and other.rates and len(other.rates) == len(r.rates):
+            # the two cases ran in the same repeats (seconds apart): the median of the per-repeat ratios
+            pairs = [a / b for a, b in zip(r.rates, other.rates, strict=True)]
+            row["versus"] = c.versus
+            row["ratio_to_versus"] = statistics.median(pairs)
+            row["versus_ratios"] = [round(x, 3) for x in pairs]
         rows.append(row)
     return rows
 
@@ -414,6 +422,40 @@ def _timed_env_class(clock: dict):
     return TimedEnv
 
 
+def _timed_batched(kwargs: dict, n_envs: int, clock: dict):
+    """The batched env as an SB3 VecEnv (with VecMonitor, as Monitor for the others), its step/reset/masks timed."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from farmgames.wrappers.vector import SB3BatchedVecEnv
+
+    vec = SB3BatchedVecEnv(n_envs, **kwargs)
+    perf = time.perf_counter
+    step_wait, reset, env_method = vec.step_wait, vec.reset, vec.env_method
+
+    def timed_step_wait():
+        t = perf()
+        out = step_wait()
+        clock["step"] += perf() - t
+        clock["steps"] += n_envs
+        return out
+
+    def timed_reset():
+        t = perf()
+        out = reset()
+        clock["reset"] += perf() - t
+        return out
+
+    def timed_env_method(name, *args, **kw):
+        t = perf()
+        out = env_method(name, *args, **kw)
+        if name == "action_masks":
+            clock["action_masks"] += perf() - t
+        return out
+
+    vec.step_wait, vec.reset, vec.env_method = timed_step_wait, timed_reset, timed_env_method
+    return VecMonitor(vec)
+
+
 def ppo_child(arg: str) -> None:
     """Subprocess body: MaskablePPO.learn for ``steps`` steps; time spent inside env calls vs wall."""
     spec = json.loads(arg)
@@ -441,7 +483,10 @@ def ppo_child(arg: str) -> None:
         kwargs["learner_seat"] = env_cfg["learner_seat"]
     kwargs.update(env_cfg.get("variant") or {})
     n_envs = spec["n_envs"]
-    venv = DummyVecEnv([lambda: Monitor(timed(SingleAgentEnv(**kwargs))) for _ in range(n_envs)])
+    if spec.get("vec_env") == "batched":
+        venv = _timed_batched(kwargs, n_envs, clock)
+    else:
+        venv = DummyVecEnv([lambda: Monitor(timed(SingleAgentEnv(**kwargs))) for _ in range(n_envs)])
     n_steps = max(8, spec["steps"] // n_envs)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU, "elu": torch.nn.ELU, "leaky_relu": torch.nn.LeakyReLU}[
         ppo.get("activation", "tanh")
@@ -477,6 +522,7 @@ def ppo_child(arg: str) -> None:
         json.dumps(
             {
                 "n_envs": n_envs,
+                "vec_env": spec.get("vec_env", "dummy"),
                 "n_steps": n_steps,
                 "learner_steps": clock["steps"],
                 "wall_s": wall,

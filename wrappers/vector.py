@@ -1,0 +1,358 @@
+"""N single-agent games in one process as one batched env: gymnasium's ``VectorEnv`` API and an SB3 ``VecEnv``.
+
+    from farmgames.wrappers.vector import BatchedSingleAgentEnv, SB3BatchedVecEnv
+
+    envs = BatchedSingleAgentEnv(8, game="fields_of_green", num_players=2, opponents="random")
+    obs, infos = envs.reset(seed=0)            # obs: (8, observation_size) float32
+    masks = envs.action_masks()                # (8, num_actions) bool, what MaskablePPO reads
+    obs, rewards, terminations, truncations, infos = envs.step(actions)
+
+    vec = SB3BatchedVecEnv(envs)               # for stable-baselines3 / sb3-contrib (MaskablePPO)
+
+Every game is a :class:`~farmgames.wrappers.single_agent.SingleAgentEnv` with the same keywords, so the
+episodes (seeds, learner seats, opponents, rewards, final infos) are exactly those of N single envs seeded
+``seed, seed + 1, ...`` — ``tests/speed/test_vector.py`` plays both side by side and compares every
+observation, mask, reward and final info. What the batch does differently, for speed:
+
+* **Preallocated buffers.** Observations live in one ``(N, observation_size)`` float32 array and the masks in
+  one ``(N, num_actions)`` bool array; a learner step writes each game's row in place. The learner's flat
+  observation is copied straight from the observer's buffer into the row, in the single env's flat order
+  (its Dict keys sorted, as gymnasium's ``flatten`` orders them): one memoryview copy per named part, no
+  intermediate arrays (the single env builds a new flat array, a mask copy and an info dict per step).
+* **A lean step.** The learner's action goes to the raw PettingZoo env; bot opponents (``needs_observation =
+  False``) decide from the engine state without the mask the single env builds for them; per-step infos are
+  empty (masks come from ``action_masks()``), so nothing is computed that nobody reads. The legality check
+  reads the batch's mask; an illegal action takes the single env's own path (the episode ends with its
+  penalty).
+* **Autoreset in the same step** (``AutoresetMode.SAME_STEP``): a finished game's last observation and final
+  info go to ``infos["final_obs"]`` / ``infos["final_info"]`` (gymnasium's layout), and its row holds the next
+  episode's first observation; the SB3 adapter gives them as ``terminal_observation`` and the info keys.
+* **Opponents' decisions batched.** When opponents are policy objects that read observations, the games are
+  advanced together and every game waiting for the same policy object is decided in one call of its
+  ``act_batch(observations, masks)`` if it has one (e.g. one network forward pass for N games), else one
+  ``act`` per game.
+
+``copy=True`` (default) hands out copies of the observation buffer (the learner may keep them); with
+``copy=False`` the returned array is the buffer itself and the next step overwrites it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from .policies import BotPolicy
+from .single_agent import SingleAgentEnv
+
+__all__ = ["BatchedSingleAgentEnv", "SB3BatchedVecEnv", "flat_plan"]
+
+
+def flat_plan(structured_space: gymnasium.spaces.Dict) -> list[tuple[str, int, int]]:
+    """``[(name, start, stop)]`` of each named part in the single env's flat observation: gymnasium's
+    ``flatten`` order of the Dict space (its keys as the Dict holds them, sorted for a plain dict)."""
+    out, start = [], 0
+    for name, sub in structured_space.spaces.items():
+        size = int(np.prod(sub.shape))
+        out.append((name, start, start + size))
+        start += size
+    return out
+
+
+class _Game:
+    """One game of the batch: its single env, the raw PettingZoo env under it, and its rows' memoryviews."""
+
+    __slots__ = ("env", "raw", "obs_parts", "mask_row", "sources", "reuses")
+
+    def __init__(self, env: SingleAgentEnv, obs_row: np.ndarray, mask_row: np.ndarray, plan: list):
+        self.env = env
+        self.raw = env._aec.unwrapped
+        row = memoryview(obs_row).cast("B")
+        self.obs_parts = [(name, row[start * 4 : stop * 4]) for name, start, stop in plan]
+        self.mask_row = memoryview(mask_row.view(np.uint8))
+        # the raw env hands out the same views dict while it reuses a slot's buffers: its byte memoryviews in
+        # flat order, by id (the dict is kept in the value, so its id is not reused while cached)
+        self.sources: dict[int, tuple[Any, list]] = {}
+        # The batch copies every observation out at once, so the raw env may hand out its own double buffers
+        # (the v0 convention; v1 envs default to fresh arrays, two copies and a views dict per observe). The
+        # single env is unaffected: its flatten wrapper copies into new arrays either way.
+        if hasattr(self.raw, "reuse_buffers"):
+            self.raw.reuse_buffers = True
+        self.reuses = bool(getattr(self.raw, "reuse_buffers", False))
+
+    def write(self, observation: dict) -> None:
+        """Copy the learner's structured observation and int8 mask into this game's rows (memcpys)."""
+        views = observation["observation"]
+        hit = self.sources.get(id(views))
+        if hit is None or hit[0] is not views:
+            parts = [memoryview(np.ascontiguousarray(views[name]).reshape(-1)).cast("B") for name, _ in self.obs_parts]
+            hit = (views, parts)
+            # only an env that reuses its buffers hands out the same dicts again (fresh ones would pile up)
+            if self.reuses:
+                if len(self.sources) >= 16:  # 2 slots per seat: 8 at most in use
+                    self.sources.clear()
+                self.sources[id(views)] = hit
+        for (_, dst), src in zip(self.obs_parts, hit[1], strict=True):
+            dst[:] = src
+        self.mask_row[:] = memoryview(observation["action_mask"]).cast("B")
+
+
+class BatchedSingleAgentEnv(VectorEnv):
+    """``num_envs`` :class:`SingleAgentEnv` games (same keywords) stepped as one batch (see module doc)."""
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, num_envs: int, game: str = "fields_of_green", *, copy: bool = True, **env_kwargs: Any):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.num_envs = int(num_envs)
+        self.copy = bool(copy)
+        envs = [SingleAgentEnv(game=game, **env_kwargs) for _ in range(self.num_envs)]
+        self.envs = envs
+        first = envs[0]
+        self.single_observation_space = first.observation_space
+        self.single_action_space = first.action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.metadata = {**type(self).metadata, "name": first.metadata["name"]}
+        self.render_mode = first.render_mode
+        self.spec = None
+        size, actions = int(self.single_observation_space.shape[0]), int(self.single_action_space.n)
+        self._obs = np.zeros((self.num_envs, size), dtype=np.float32)
+        self._masks = np.zeros((self.num_envs, actions), dtype=bool)
+        self._rewards = np.zeros(self.num_envs, dtype=np.float64)
+        self._terminations = np.zeros(self.num_envs, dtype=bool)
+        self._truncations = np.zeros(self.num_envs, dtype=bool)
+        structured = first._aec.structured_observation_space(first.agents[0])
+        self.plan = flat_plan(structured)
+        if self.plan[-1][2] != size:  # pragma: no cover - the flatten wrapper's layout changed
+            raise TypeError("the single env's flat observation is not its Dict parts in order")
+        self._games = [_Game(env, self._obs[i], self._masks[i], self.plan) for i, env in enumerate(envs)]
+        self._has_reset = False
+        #: per game that ended in the last step: (its last observation, its final info), as in ``infos``
+        self.final_infos: dict[int, tuple[np.ndarray, dict]] = {}
+
+    # ------------------------------------------------------------------ gymnasium VectorEnv API
+
+    def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict | None = None):
+        if seed is None or isinstance(seed, (int, np.integer)):
+            seeds = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"reset(seed=...) needs {self.num_envs} seeds, got {len(seeds)}")
+        for g, s in zip(self._games, seeds, strict=True):
+            g.env.reset(seed=s, options=options)
+            self._write_learner(g)
+        self._has_reset = True
+        return self._out(), {}
+
+    def step(self, actions):
+        if not self._has_reset:
+            raise RuntimeError("step() called before reset()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,):
+            raise ValueError(f"step() needs {self.num_envs} actions, got shape {actions.shape}")
+        rewards, terminations = self._rewards, self._terminations
+        masks = self._masks
+        waiting = []  # games whose opponents decide now
+        finished: list[tuple[int, np.ndarray, dict]] = []
+        for i, g in enumerate(self._games):
+            action = int(actions[i])
+            env = g.env
+            if not (0 <= action < masks.shape[1] and masks[i, action]):
+                env._learner_obs()  # the single env's own view of the state (the batch kept only its rows)
+                obs, reward, terminated, _, info = env.step(action)  # the single env's illegal-action path
+                rewards[i], terminations[i] = reward, terminated
+                finished.append((i, obs, info))
+                continue
+            raw = g.raw
+            raw.step(action)
+            env._decisions += 1
+            rewards[i] = raw.rewards.get(env._learner_agent, 0.0) * env.reward_scale
+            if raw.game.is_terminal():
+                terminations[i] = True
+                finished.append((i, self._final(g), {}))
+            else:
+                terminations[i] = False
+                waiting.append(i)
+        self._play_opponents(waiting, finished)
+        infos: dict[str, Any] = {}
+        self.final_infos: dict[int, tuple[np.ndarray, dict]] = {}
+        for i, final_obs, final_info in sorted(finished, key=lambda t: t[0]):
+            g = self._games[i]
+            env = g.env
+            env._done = True
+            info = final_info or env._info()
+            info.pop("action_mask", None)
+            self.final_infos[i] = (final_obs, info)
+            infos = self._add_info(infos, {"final_obs": final_obs, "final_info": info}, i)
+            env.reset()
+            self._write_learner(g)
+        return self._out(), rewards.copy(), terminations.copy(), self._truncations.copy(), infos
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions in every game, ``(num_envs, num_actions)`` bool (sb3-contrib's name)."""
+        return self._masks.copy() if self.copy else self._masks
+
+    def render(self):
+        return tuple(env.render() for env in self.envs)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        for env in self.envs:
+            env.close()
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple:
+        out = []
+        for env in self.envs:
+            value = getattr(env, name)
+            out.append(value(*args, **kwargs) if callable(value) else value)
+        return tuple(out)
+
+    def get_attr(self, name: str) -> tuple:
+        return tuple(getattr(env, name) for env in self.envs)
+
+    def set_attr(self, name: str, values: Any) -> None:
+        if not isinstance(values, (list, tuple)):
+            values = [values] * self.num_envs
+        for env, value in zip(self.envs, values, strict=True):
+            setattr(env, name, value)
+
+    # ------------------------------------------------------------------ internals
+
+    def _out(self) -> np.ndarray:
+        return self._obs.copy() if self.copy else self._obs
+
+    def _write_learner(self, g: _Game) -> None:
+        g.write(g.raw.observe(g.env._learner_agent))
+
+    def _final(self, g: _Game) -> np.ndarray:
+        """The learner's last observation of a finished game (a fresh flat array, as the single env's)."""
+        return g.env._learner_obs().copy()
+
+    def _play_opponents(self, waiting: list[int], finished: list) -> None:
+        """Advance every game in ``waiting`` to its learner's next decision (or its end); bots decide at once,
+        policies reading observations decide together per policy object (``act_batch`` when they have it)."""
+        games = self._games
+        while waiting:
+            asks: dict[int, tuple[Any, list]] = {}
+            for i in waiting:
+                g = games[i]
+                policy = self._run_bots(g, i)
+                if policy is not None:
+                    asks.setdefault(id(policy), (policy, []))[1].append(i)
+                elif g.raw.game.is_terminal():
+                    self._terminations[i] = True
+                    finished.append((i, self._final(g), {}))
+                else:
+                    self._write_learner(g)
+            waiting = []
+            for policy, rows in asks.values():
+                observed = [games[i].env._aec.observe(games[i].raw.agent_selection) for i in rows]
+                batch = getattr(policy, "act_batch", None)
+                if batch is not None:
+                    chosen = batch(np.stack([o["observation"] for o in observed]), [o["action_mask"] for o in observed])
+                else:
+                    chosen = [policy.act(o["observation"], o["action_mask"]) for o in observed]
+                for i, action in zip(rows, chosen, strict=True):
+                    self._opponent_step(games[i], int(action), i)
+                    waiting.append(i)
+
+    def _run_bots(self, g: _Game, i: int) -> Any:
+        """Let bot opponents of game ``g`` decide until the learner's turn, the end, or an opponent that
+        reads observations (returned, undecided)."""
+        raw, env = g.raw, g.env
+        game = raw.game
+        learner = env._learner_agent
+        mapping = raw.agent_name_mapping
+        opponents = env.opponents
+        while not game.is_terminal() and raw.agent_selection != learner:
+            policy = opponents[mapping[raw.agent_selection]]
+            if getattr(policy, "needs_observation", True):
+                return policy
+            # a BotPolicy reads the engine, never the mask; other policies get the mask the single env gives
+            mask = None if type(policy) is BotPolicy else game.legal_mask().astype(np.int8)
+            self._opponent_step(g, int(policy.act(None, mask)), i)
+        return None
+
+    def _opponent_step(self, g: _Game, action: int, i: int) -> None:
+        raw, env = g.raw, g.env
+        raw.step(action)
+        self._rewards[i] += raw.rewards.get(env._learner_agent, 0.0) * env.reward_scale
+
+
+_SB3_CLASS: list[type] = []
+
+
+def SB3BatchedVecEnv(batched: BatchedSingleAgentEnv | int, *args: Any, **kwargs: Any) -> Any:  # noqa: N802 - a class to its users
+    """A :class:`BatchedSingleAgentEnv` (or the arguments to build one) as a stable-baselines3 ``VecEnv``.
+    MaskablePPO reads masks with ``env_method("action_masks")``: answered with the batch's mask array at once.
+    (A factory, so that importing this module does not import stable-baselines3.)"""
+    if not isinstance(batched, BatchedSingleAgentEnv):
+        batched = BatchedSingleAgentEnv(batched, *args, **kwargs)
+    if not _SB3_CLASS:
+        _SB3_CLASS.append(_sb3_class())
+    return _SB3_CLASS[0](batched)
+
+
+def _sb3_class() -> type:
+    from stable_baselines3.common.vec_env import VecEnv
+
+    class BatchedVecEnv(VecEnv):
+        """SB3's VecEnv over a :class:`BatchedSingleAgentEnv` (same-step autoreset, as SB3 expects)."""
+
+        def __init__(self, batched: BatchedSingleAgentEnv):
+            self.batched = batched
+            super().__init__(batched.num_envs, batched.single_observation_space, batched.single_action_space)
+            self._actions: Any = None
+
+        def reset(self):
+            seeds = list(self._seeds) if any(s is not None for s in self._seeds) else None
+            obs, _ = self.batched.reset(seed=seeds)
+            self._reset_seeds()
+            self._reset_options()
+            return obs
+
+        def step_async(self, actions):
+            self._actions = actions
+
+        def step_wait(self):
+            obs, rewards, terminations, truncations, _ = self.batched.step(self._actions)
+            dones = terminations | truncations
+            infos: list[dict] = [{} for _ in range(self.num_envs)]
+            for i, (final_obs, final_info) in self.batched.final_infos.items():
+                info = dict(final_info)
+                info["terminal_observation"] = final_obs
+                info["TimeLimit.truncated"] = bool(truncations[i] and not terminations[i])
+                infos[i] = info
+            return obs, rewards.astype(np.float32), dones, infos
+
+        def close(self):
+            self.batched.close()
+
+        def get_attr(self, attr_name, indices=None):
+            return [getattr(self.batched.envs[i], attr_name) for i in self._get_indices(indices)]
+
+        def set_attr(self, attr_name, value, indices=None):
+            for i in self._get_indices(indices):
+                setattr(self.batched.envs[i], attr_name, value)
+
+        def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
+            if method_name == "action_masks" and indices is None and not method_args and not method_kwargs:
+                return self.batched.action_masks()  # one (N, A) array: np.stack copies it once
+            return [
+                getattr(self.batched.envs[i], method_name)(*method_args, **method_kwargs)
+                for i in self._get_indices(indices)
+            ]
+
+        def env_is_wrapped(self, wrapper_class, indices=None):
+            return [isinstance(self.batched.envs[i], wrapper_class) for i in self._get_indices(indices)]
+
+        def get_images(self):
+            return [env.render() for env in self.batched.envs]
+
+    return BatchedVecEnv
