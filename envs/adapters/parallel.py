@@ -133,8 +133,10 @@ class BoardGameParallelEnv(BoardGameEnvBase, ParallelEnv):
             )
         for key in actions:
             if key not in self.agent_name_mapping:  # a typo must not be ignored
-                raise ValueError(f"{self.spec.env_name}: step() got an action for {key!r}, which is not an agent of "
-                                 f"this game (agents: {', '.join(self.agents)})")
+                raise ValueError(
+                    f"{self.spec.env_name}: step() got an action for {key!r}, which is not an agent of "
+                    f"this game (agents: {', '.join(self.agents)})"
+                )
         checked = self._check(actions)  # an error changes nothing
         if isinstance(checked, tuple):
             agent, action, exc = checked
