@@ -18,6 +18,7 @@ from typing import Any
 from .adapters import env_functions
 from .core.bots import RandomBot
 from .core.lazy import lazy
+from .core.search import search_bots
 from .core.spec import LEGACY, Bounds, GameSpec, Keyword
 from .core.variants import ENV_KEYWORDS as _ENV_KEYWORDS
 from .core.variants import check_bool, valid_keywords
@@ -54,7 +55,11 @@ SPEC = GameSpec(
         Keyword("perfect_recall", False, "add `passed`: the hands this agent passed on this year", "observer",
                 check_bool("perfect_recall")),
     ),
-    bots={"random": RandomBot, "heuristic": lazy("farmgames.envs.fields_of_green.bots:HeuristicBot")},
+    bots={
+        "random": RandomBot,
+        "heuristic": lazy("farmgames.envs.fields_of_green.bots:HeuristicBot"),
+        **search_bots("farmgames.envs.fields_of_green.infostate"),  # PIMC / IS-MCTS (docs/benchmark.md)
+    },
     render_ansi=lazy("farmgames.envs.fields_of_green.render:ansi_text"),
     render_rgb=lazy("farmgames.envs.fields_of_green.render:rgb_array"),
     narrator=lazy("farmgames.envs.fields_of_green.narrate:Narrator"),

@@ -39,7 +39,7 @@ from typing import Any
 
 from .bots import Bot
 
-__all__ = ["ISMCTSBot", "PIMCBot", "leaf_values", "random_playout", "sampler_for"]
+__all__ = ["BUDGETS", "ISMCTSBot", "PIMCBot", "leaf_values", "random_playout", "sampler_for", "search_bots"]
 
 Sampler = Callable[[random.Random], Any]
 
@@ -266,3 +266,16 @@ class ISMCTSBot(_SearchBot):
 def paths_root(game: Any, me: int) -> tuple[Hashable, ...]:
     """The key path of the root information set of seat ``me``."""
     return (_view_token(game, me),)
+
+
+#: the two simulation budgets every game registers (``pimc_<b>`` and ``ismcts_<b>`` in ``SPEC.bots``)
+BUDGETS: tuple[int, ...] = (25, 100)
+
+
+def search_bots(module: str) -> dict[str, Any]:
+    """``SPEC.bots`` rows ``pimc_<b>`` / ``ismcts_<b>`` for every budget of :data:`BUDGETS`, each a
+    :class:`~farmgames.envs.core.lazy.lazy` factory ``module:<name>`` (the game's module defines them with
+    its own playout settings, e.g. ``functools.partial(ISMCTSBot, simulations=25, rollout_depth=40)``)."""
+    from .lazy import lazy
+
+    return {f"{kind}_{b}": lazy(f"{module}:{kind}_{b}") for kind in ("pimc", "ismcts") for b in BUDGETS}

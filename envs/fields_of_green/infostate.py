@@ -31,16 +31,22 @@ import json
 import random
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
 
 from ..core.protocol import InformationState
+from ..core.search import ISMCTSBot, PIMCBot
 from .cards import PILES
 from .game import Game
 
 __all__ = [
+    "ROLLOUT_DEPTH",
+    "ismcts_25",
+    "ismcts_100",
+    "pimc_25",
+    "pimc_100",
     "Deal",
     "action_token",
     "deal_of",
@@ -373,3 +379,14 @@ def _map_frame(frame: tuple, me: Callable[[int], int]) -> tuple:
 def resample_from_infostate(game: Game, seat: int, rng: random.Random) -> Game:
     """A complete state drawn from what ``seat`` knows in ``game`` (``game`` is untouched)."""
     return sampler(game, seat)(rng)
+
+
+# ---------------------------------------------------------------------------------------------- search bots
+
+#: playouts stop after this many decisions (about a third of a 2-player year) and are valued from the scores
+ROLLOUT_DEPTH = 40
+
+pimc_25 = partial(PIMCBot, simulations=25, determinizations=5, rollout_depth=ROLLOUT_DEPTH)
+pimc_100 = partial(PIMCBot, simulations=100, determinizations=10, rollout_depth=ROLLOUT_DEPTH)
+ismcts_25 = partial(ISMCTSBot, simulations=25, rollout_depth=ROLLOUT_DEPTH)
+ismcts_100 = partial(ISMCTSBot, simulations=100, rollout_depth=ROLLOUT_DEPTH)
