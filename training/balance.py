@@ -586,6 +586,17 @@ def run(args: argparse.Namespace) -> int:
         variant = parse_variant(args.variant)
         default = "heuristic" if "heuristic" in spec.bots else "random"
         bots = None if args.winrate or args.from_json else _check_bots(spec, args.bots or default, players)
+        if not args.from_json:  # the card set and variant load (or are refused, named) before any game runs
+            try:
+                with_set = {**variant, **({"card_set": args.card_set} if args.card_set else {})}
+                _new_game(spec, players, args.seed, with_set)
+            except TypeError as exc:
+                raise ValueError(f"--variant: {exc}") from None
+        from .outputs import check_output
+
+        for flag, path in (("--json", args.json), ("--out", None if args.winrate else args.out)):
+            if path:
+                check_output(path, flag)
     except ValueError as exc:
         print(f"farmgames balance: {exc}", file=sys.stderr)
         return 2

@@ -261,11 +261,93 @@ def load_safe_policy(path: str | Path, device: str = "cpu") -> tuple[Any, dict[s
     return policy.to(device), meta
 
 
+def architecture_of_policy(policy: Any) -> dict[str, Any]:
+    """The architecture of a loaded SB3 policy built by ``farmgames train`` (for converting older zips)."""
+    from .networks import SymLogFlatten, SymLogLinear
+
+    names = {"Tanh": "tanh", "ReLU": "relu", "ELU": "elu", "LeakyReLU": "leaky_relu"}
+    activation = names.get(getattr(policy.activation_fn, "__name__", ""), None)
+    net_arch = policy.net_arch
+    if isinstance(net_arch, dict):  # pi/vf given separately: only the shared form is stored by train
+        if net_arch.get("pi") != net_arch.get("vf"):
+            raise CheckpointError("the policy has separate pi/vf layers, which farmgames checkpoints do not describe")
+        net_arch = net_arch.get("pi")
+    extractor = policy.features_extractor
+    if isinstance(extractor, SymLogLinear):
+        transform, features = ("symlog" if extractor.symlog else "none"), int(extractor.features_dim)
+    elif isinstance(extractor, SymLogFlatten):
+        transform, features = ("symlog" if extractor.symlog else "none"), 0
+    else:
+        transform, features = "none", 0
+    if activation is None or not isinstance(net_arch, list):
+        raise CheckpointError(f"the policy's network ({policy.activation_fn}, {net_arch}) is not one farmgames builds")
+    return {
+        "policy": "MaskableActorCriticPolicy",
+        "net_arch": [int(n) for n in net_arch],
+        "activation": activation,
+        "obs_transform": transform,
+        "features_dim": features,
+    }
+
+
+# ------------------------------------------------------------------ farmgames convert-checkpoint
+
+
+def add_arguments(parser: Any) -> None:
+    parser.add_argument("checkpoint", help="a stable-baselines3 MaskablePPO .zip written by farmgames train")
+    parser.add_argument(
+        "--trust-checkpoint",
+        action="store_true",
+        help="required: loading the zip unpickles it, which can run code; only for files you trust",
+    )
+
+
+def convert(path: str | Path) -> Path:
+    """Write the ``.safetensors`` twin of a trusted zip (loads it through SB3: it is unpickled)."""
+    from sb3_contrib import MaskablePPO
+
+    from .policy import checkpoint_metadata
+
+    path = Path(path)
+    meta = dict(checkpoint_metadata(path))  # JSON only; the trained env's facts
+    try:
+        model = MaskablePPO.load(path, device="cpu")
+    except Exception as exc:  # noqa: BLE001 - torch/zip/pickle errors come in many types
+        raise CheckpointError(f"checkpoint {path} could not be loaded: {type(exc).__name__}: {exc}") from None
+    meta["architecture"] = architecture_of_policy(model.policy)
+    meta.setdefault("observation_size", int(model.observation_space.shape[0]))
+    meta.setdefault("action_size", int(model.action_space.n))
+    out = save_safe_checkpoint(model, path, meta)
+    read_meta(out)  # what loaders will check
+    return out
+
+
+def run(args: Any) -> int:
+    import sys
+
+    if not args.trust_checkpoint:
+        print(
+            f"farmgames convert-checkpoint: {args.checkpoint} is loaded through stable-baselines3, which unpickles it "
+            "(a zip can run code): pass --trust-checkpoint if you trust where it came from",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        out = convert(args.checkpoint)
+    except CheckpointError as exc:
+        print(f"farmgames convert-checkpoint: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {out} (load it, or share it, instead of the zip)")
+    return 0
+
+
 __all__ = [
     "CheckpointError",
     "SAFE_FORMAT",
     "SUFFIX",
     "architecture_of",
+    "architecture_of_policy",
+    "convert",
     "load_safe_policy",
     "policy_kwargs",
     "read_meta",

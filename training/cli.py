@@ -19,6 +19,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("farmgames.training.bench", "speed benchmark of the games against peer environments"),
     "balance": ("farmgames.training.balance", "balance report by bot simulation (seats, scores, game items)"),
     "playthroughs": ("farmgames.training.playthroughs", "write or check golden playthrough transcripts"),
+    "convert-checkpoint": (
+        "farmgames.training.checkpoint",
+        "write the code-free .safetensors twin of a stable-baselines3 zip you trust",
+    ),
     "view": ("farmgames.training.view", "watch a recorded game, or play one, in your browser"),
 }
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from .games import DEFAULT_GAME, add_game_argument, check_players
@@ -155,11 +154,14 @@ def play(
     variant: dict | None = None,
 ) -> int:
     from .narration import Narration
+    from .outputs import check_output
 
     out = out if out is not None else sys.stdout
     variant = dict(variant or {})
     if farm_size is not None:
         variant["farm_size"] = farm_size
+    if save_record:  # before the game: a game someone played must not be lost to a bad path afterwards
+        check_output(save_record, "--save-record")
     spec, players, names, env = _table(game, players, bots, human, variant)
     env.reset(seed=seed)
     state = env.game
@@ -196,14 +198,28 @@ def play(
     except KeyboardInterrupt:
         line(f"game interrupted after {len(state.history)} decisions")
         status = 130
+    except BaseException:  # an error: the record of the game so far is still written, then it is raised
+        if save_record:
+            _save_record(env, seats, save_record, line)
+        raise
     if state.is_terminal():
         line(narration.final_table(state))
     if save_record:
-        record = env.record()
-        record["seats"] = seats
-        Path(save_record).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-        line(f"record written to {save_record} ({len(record['actions'])} actions)")
+        _save_record(env, seats, save_record, line)
     return status
+
+
+def _save_record(env, seats: list[str], path: str, line) -> None:
+    """Write the record (atomically; to a named fallback file if ``path`` fails after all)."""
+    from .outputs import write_text
+
+    record = env.record()
+    record["seats"] = seats
+    where = write_text(path, json.dumps(record, indent=1) + "\n", what="record")
+    try:
+        line(f"record written to {where} ({len(record['actions'])} actions)")
+    except BrokenPipeError:  # `farmgames play | head`: the record is written all the same
+        pass
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,7 +15,6 @@ come from the game's narrator.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -42,13 +41,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def load_record(path: str, game: str = "fields_of_green_v0") -> dict:
     """The record in ``path`` (``game`` filled in from ``--game`` when the record has none)."""
     from farmgames.envs import get_spec
+    from farmgames.envs.core.datafiles import DataFileError, load_json
+    from farmgames.envs.core.records import MAX_RECORD_BYTES, resolve_paths
 
-    try:
-        record = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not JSON: {exc}") from None
+    try:  # bounded: size, nesting and numbers (an endless or hostile file is refused, not read to the end)
+        record = load_json(path, what="game record", limit=MAX_RECORD_BYTES)
+    except DataFileError as exc:
+        raise ValueError(str(exc)) from None
+    if isinstance(record, dict):
+        resolve_paths(record, Path(path).parent)  # a relative card-set path: also looked up beside the record
     if not isinstance(record, dict):
         raise ValueError(f"{path} is not a game record (a JSON object)")
     spec = get_spec(record.get("game") if isinstance(record.get("game"), str) else game)
@@ -56,7 +57,9 @@ def load_record(path: str, game: str = "fields_of_green_v0") -> dict:
     if missing:
         raise ValueError(f"{path} is not a {spec.title} game record (missing {', '.join(missing)})")
     record.setdefault("game", spec.name)
-    return record
+    from farmgames.envs.core.records import check_record
+
+    return check_record(record)  # every field checked; errors name the field or the step
 
 
 def start(record: dict) -> Any:

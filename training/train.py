@@ -173,7 +173,9 @@ def probe_env(config: Config, out_dir: Path, trust: bool = False) -> dict:
         raise ConfigError(f"'env.opponents': {exc}") from None
     except (TypeError, ValueError) as exc:
         text = str(exc)
-        key = "env.opponents" if "opponent" in text else "env.variant"
+        opponents = str(config.env.opponents)
+        mentions = any(word in text for word in ("opponent", "policy", "resolver", "pool", opponents))
+        key = "env.opponents" if mentions else "env.variant"
         for name in config.env.variant:
             if name in text:
                 key = f"env.variant.{name}"

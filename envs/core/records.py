@@ -214,30 +214,33 @@ def replay(record: dict[str, Any], spec: GameSpec) -> Any:
     return game
 
 
-def _resolve_paths(record: dict[str, Any], folder: Path) -> None:
+def resolve_paths(record: Any, folder: Path) -> None:
     """Data-file paths in the variant that do not exist relative to the working folder are looked up
     relative to the record's own folder (a record replayed from elsewhere); with pins, the file whose
-    hash matches wins."""
-    variant = record.get("variant") or {}
-    pinned = (record.get("pins") or {}).get("data") or {}
-    for name in pinned:
-        value = variant.get(name)
-        if not isinstance(value, str) or Path(value).is_absolute() or name in (record.get("files") or {}):
-            continue
-        candidates = [Path(value), folder / value]
-        for path in candidates:
-            try:
-                if path.is_file():
-                    from .datafiles import read_text_bounded
+    hash matches wins. Anything malformed is left for :func:`check_record` to name."""
+    from .datafiles import read_text_bounded
 
-                    if sha256(read_text_bounded(path)) == pinned[name]:
-                        variant[name] = str(path)
-                        break
-            except (OSError, ValueError):
+    if not isinstance(record, dict):
+        return
+    variant, pins, files = record.get("variant"), record.get("pins"), record.get("files")
+    if not isinstance(variant, dict) or not isinstance(pins, dict) or not isinstance(pins.get("data"), dict):
+        return
+    files = files if isinstance(files, dict) else {}
+    for name, digest in pins["data"].items():
+        value = variant.get(name)
+        if not isinstance(value, str) or name in files:
+            continue
+        try:
+            if Path(value).is_absolute():
                 continue
-        else:
-            if not Path(value).is_file() and (folder / value).is_file():
-                variant[name] = str(folder / value)
+            found = [p for p in (Path(value), folder / value) if p.is_file()]
+            matching = [p for p in found if sha256(read_text_bounded(p)) == digest]
+        except (OSError, ValueError):  # unreadable, a NUL in the name …: replay names the problem
+            continue
+        if matching:
+            variant[name] = str(matching[0])
+        elif found and not Path(value).is_file():
+            variant[name] = str(found[0])  # the pins then name both hashes
 
 
 def load_record(path: str | Path, limit: int = MAX_RECORD_BYTES) -> dict[str, Any]:
@@ -248,7 +251,7 @@ def load_record(path: str | Path, limit: int = MAX_RECORD_BYTES) -> dict[str, An
     except DataFileError as exc:
         raise RecordError(str(exc)) from None
     record = check_record(data)
-    _resolve_paths(record, Path(path).parent)
+    resolve_paths(record, Path(path).parent)
     return record
 
 
@@ -264,4 +267,5 @@ __all__ = [
     "make_pins",
     "package_version",
     "replay",
+    "resolve_paths",
 ]

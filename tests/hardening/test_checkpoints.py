@@ -46,15 +46,14 @@ class _Marker:
         return (open, (self.path, "w"))
 
 
-@pytest.fixture(scope="module")
-def model_files(tmp_path_factory):
-    """A small MaskablePPO model saved by farmgames' own code (zip with metadata + .safetensors twin)."""
+def _model():
+    """A small MaskablePPO model as ``farmgames train`` builds it (smoke config, 5x5 farm), its metadata
+    and env."""
     from farmgames.training.config import config_from_dict
     from farmgames.training.policy import META_ATTRIBUTE
     from farmgames.training.train import build_model, make_meta
     from farmgames.wrappers.single_agent import SingleAgentEnv
 
-    folder = tmp_path_factory.mktemp("ckpt")
     raw = yaml.safe_load((ROOT / "configs" / "fields_of_green" / "smoke.yaml").read_text())
     raw["env"]["variant"] = {"farm_size": 5}
     config = config_from_dict(raw, "smoke.yaml")
@@ -63,6 +62,25 @@ def model_files(tmp_path_factory):
     model = build_model(config, env)
     meta = make_meta(config, env.facts)
     setattr(model, META_ATTRIBUTE, meta)
+    return model, meta, env
+
+
+def _make_model_zip(path: Path) -> Path:
+    """A zip as older releases wrote it: farmgames metadata without architecture, no .safetensors twin."""
+    model, meta, _ = _model()
+    old = {k: v for k, v in meta.items() if k not in ("architecture", "observation_layout", "action_layout")}
+    from farmgames.training.policy import META_ATTRIBUTE
+
+    setattr(model, META_ATTRIBUTE, old)
+    model.save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def model_files(tmp_path_factory):
+    """A small MaskablePPO model saved by farmgames' own code (zip with metadata + .safetensors twin)."""
+    folder = tmp_path_factory.mktemp("ckpt")
+    model, meta, env = _model()
     clean = folder / "clean.zip"
     model.save(clean)
     save_safe_checkpoint(model, clean, meta)
