@@ -14,6 +14,10 @@ final score of its own sheet and takes the best one (ties broken by its seeded g
               + C change in the move's region      (3 when the sunflower makes it the region's strict leader,
                                                     1 when it ties the leader)
 
+Die choice: from that value it subtracts ``1 / (players - 1)`` times the best value the next player would keep
+with the dice and slots left after the move (within a round only; a new round rolls new dice), so heads-up
+it takes the die and colour its rival wants most when its own options are close.
+
 ``t`` = the share of its 24 turns still to come (hope is worth less late in the game). Sunflowers are
 valued locally (adjacent mountains + C change - 0.5 per touched unpaired house, whose empty neighbours
 it uses up); rails are only tried where both open sides face a house, an empty hex or a rail facing back
@@ -27,7 +31,19 @@ from typing import Any
 
 from farmgames.envs.core.bots import Bot, RandomBot
 
-from .actions import F_SUPER, FACE_OF, FALLBACK_START, HOUSE, IS_RAIL, RAIL_SIDES, SHEEP, SLOTS, SUNFLOWER, SUPER
+from .actions import (
+    F_SUPER,
+    FACE_OF,
+    FALLBACK_START,
+    HOUSE,
+    IS_RAIL,
+    RAIL_SIDES,
+    SHEEP,
+    SLOTS,
+    SUNFLOWER,
+    SUPER,
+    SYMBOLS_OF,
+)
 from .hexgrid import EDGE, N_HEX, NEIGHBOUR, NEIGHBOUR_MASK, NEIGHBOURS
 from .scoring import EMPTY, PAIR_POINTS, UNPAIRED_POINTS, analyse
 
@@ -125,6 +141,7 @@ class HeuristicBot(Bot):
     """Greedy over the projected score of its own sheet (see the module docstring)."""
 
     name = "heuristic"
+    denial = 1.0  # weight (divided by the number of rivals) of the next player's best remaining move; 0: off
 
     def act(self, game: Any) -> int:
         legal = game.legal_actions()
@@ -135,31 +152,74 @@ class HeuristicBot(Bot):
         p = game.current_player
         if legal[0] >= FALLBACK_START:
             return self._fallback(game, p, legal)
+        values = self._values(game, p, legal)
+        if self.denial and game.turn_in_round < SLOTS - 1:
+            values = self._with_denial(game, p, values)
+        best, best_value = legal[0], float("-inf")
+        for a in legal:
+            value = values[a] + self.rng.random() * 1e-3
+            if value > best_value:
+                best, best_value = a, value
+        return best
+
+    def _values(self, game: Any, p: int, moves: list[int]) -> dict[int, float]:
+        """The projected-score change of every normal move in ``moves`` for seat ``p``'s sheet."""
         sheet = game.sheets[p]
         mountains = game.sheet_map.mountains
         t = max(TOTAL_TURNS - game.turns[p] - 1, 0) / TOTAL_TURNS
         base = projected(sheet, mountains, game.children, t)
-        best, best_value = legal[0], float("-inf")
         unpaired_near = self._unpaired_house_mask(sheet, mountains, game.children)
-        for a in legal:
+        out = {}
+        for a in moves:
             s, h = divmod(a, N_HEX)
             if s == SUNFLOWER or s == SUPER:
                 value = self._sunflower_value(game, p, h, unpaired_near) + (INHABITANT_VALUE if s == SUPER else 0)
+            elif IS_RAIL[s] and not _rail_useful(sheet, h, s):
+                value = -1.0
             else:
-                if IS_RAIL[s] and not _rail_useful(sheet, h, s):
-                    value = -1.0
-                else:
-                    sheet[h] = s
-                    try:
-                        value = projected(sheet, mountains, game.children, t) - base
-                    finally:
-                        sheet[h] = EMPTY
-                    if s == HOUSE:
-                        value += 2 * INHABITANT_VALUE
-            value += self.rng.random() * 1e-3
-            if value > best_value:
-                best, best_value = a, value
-        return best
+                sheet[h] = s
+                try:
+                    value = projected(sheet, mountains, game.children, t) - base
+                finally:
+                    sheet[h] = EMPTY
+                if s == HOUSE:
+                    value += 2 * INHABITANT_VALUE
+            out[a] = value
+        return out
+
+    def _with_denial(self, game: Any, p: int, values: dict[int, float]) -> dict[int, float]:
+        """Subtract ``denial / rivals`` x the best move the next player keeps after each of my moves (only within
+        the round: the last slot of a round starts a new roll)."""
+        q = (p + 1) % game.num_players
+        free = game.free_hexes & game.empty[q]
+        if q == p or not free:
+            return values
+        theirs = (
+            [a for a in game.legal_actions_for_sheet(q) if a < FALLBACK_START]
+            if hasattr(game, "legal_actions_for_sheet")
+            else self._moves_for(game, q)
+        )
+        opp = self._values(game, q, theirs)
+        best_by: dict[tuple[int, int], float] = {}
+        colour = game.sheet_map.colour
+        for a, v in opp.items():
+            key = (FACE_OF[a // N_HEX], colour[a % N_HEX])
+            if v > best_by.get(key, float("-inf")):
+                best_by[key] = v
+        out = {}
+        pool = game.pool
+        for a, v in values.items():
+            f, k = FACE_OF[a // N_HEX], colour[a % N_HEX]
+            left = max((w for (g, c), w in best_by.items() if c != k and (g != f or pool[f] > 1)), default=0.0)
+            out[a] = v - self.denial / (game.num_players - 1) * left
+        return out
+
+    @staticmethod
+    def _moves_for(game: Any, q: int) -> list[int]:
+        """The normal moves seat ``q`` would have with the current pool and free slots."""
+        m = game.empty[q] & game.free_hexes
+        hexes = [h for h in range(N_HEX) if m >> h & 1]
+        return [N_HEX * s + h for f, count in enumerate(game.pool) if count for s in SYMBOLS_OF[f] for h in hexes]
 
     @staticmethod
     def _unpaired_house_mask(sheet: list[int], mountains: tuple[int, ...], children: bool) -> int:
