@@ -348,11 +348,17 @@ class Observer:
             src[i : i + SLOTS * _SLOT_W] = self._slot_zeros
             for slot in range(SLOTS):
                 src[i + slot * _SLOT_W] = 1.0
-        else:
-            i += k * _SLOT_W
-            src[i] = 0.0
-            src[i + 1 + f] = 1.0
-        self._write_game(game)
+            self._write_game(game)
+            return
+        i += k * _SLOT_W
+        src[i] = 0.0
+        src[i + 1 + f] = 1.0
+        i = self._game_at  # same round: one die left the pool, one more turn taken
+        src[i + f] = game.pool[f]
+        i += _ROUND
+        src[i + 1] = game.turn_in_round
+        src[i + 2] = not (game.empty[current] & game.free_hexes) if current is not None else False
+        src[i + 4] = current is None
 
     def _write_game(self, game: Game) -> None:
         src, i = self._src_mv, self._game_at
