@@ -40,6 +40,7 @@ from typing import Any
 
 from .adapters import env_functions
 from .core.bots import RandomBot
+from .core.search import search_bots
 from .core.spec import Bounds, GameSpec, Keyword
 from .core.variants import ENV_KEYWORDS as _ENV_KEYWORDS
 from .key_harvest.game import Game
@@ -108,7 +109,11 @@ SPEC = GameSpec(
         ),
         *_ENV_KEYWORDS,
     ),
-    bots={"random": RandomBot, "heuristic": _heuristic},
+    bots={
+        "random": RandomBot,
+        "heuristic": _heuristic,
+        **search_bots("farmgames.envs.key_harvest.infostate"),  # PIMC / IS-MCTS (docs/benchmark.md)
+    },
     render_ansi=_ansi,
     render_rgb=_rgb,
     narrator=_narrator,

@@ -973,6 +973,36 @@ class Game:
             return f"{_CROP_VERBS.get(f[0], 'crop')} {CROPS[action - CROP0]}"
         return action_name(action)
 
+    # ------------------------------------------------------------------ search (infostate.py)
+
+    def information_state(self, seat: int) -> Any:
+        """What ``seat`` knows, with perfect recall: canonical string and tensor (KH-INFO-1..8)."""
+        from .infostate import information_state
+
+        return information_state(self, seat)
+
+    def resample_from_infostate(self, seat: int, rng: random.Random) -> Game:
+        """A complete state drawn from what ``seat`` knows (other start draws, removed events, bag order)."""
+        from .infostate import resample_from_infostate
+
+        return resample_from_infostate(self, seat, rng)
+
+    def infostate_sampler(self, seat: int) -> Any:
+        """Analyse once for ``seat``; the function returned draws resampled states from an RNG."""
+        from .infostate import sampler
+
+        return sampler(self, seat)
+
+    def action_token(self, seat: int, action: int) -> Any:
+        """What ``seat`` observes of the current player's ``action``: all of it (KH-INFO-6)."""
+        return int(action)
+
+    def view_token(self, seat: int) -> Any:
+        """What ``seat`` sees beyond the actions: tiles drawn from the bag and its own supply."""
+        from .infostate import view_token
+
+        return view_token(self, seat)
+
     def __str__(self) -> str:
         from .render import render_text
 

@@ -7,7 +7,6 @@ kept the true hidden cards fails every case (checked too, so the tests can fail)
 
 from __future__ import annotations
 
-import math
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -16,39 +15,9 @@ from farmgames.envs.fields_of_green.actions import SPLIT_INDEX
 from farmgames.envs.fields_of_green.cards import PILES
 from farmgames.envs.fields_of_green.game import Game
 
+from .chisq import check
+
 DRAWS = 3000
-P_MIN = 1e-3  # seeded draws: deterministic, so this never flakes; a wrong distribution gives p << 1e-6
-
-
-def chi2_sf(stat: float, dof: int) -> float:
-    """Upper tail of the chi-square distribution (Wilson-Hilferty; scipy's value when scipy is there)."""
-    try:
-        from scipy.stats import chi2
-
-        return float(chi2.sf(stat, dof))
-    except ImportError:  # pragma: no cover - scipy is an optional extra
-        z = ((stat / dof) ** (1 / 3) - (1 - 2 / (9 * dof))) / math.sqrt(2 / (9 * dof))
-        return 0.5 * math.erfc(z / math.sqrt(2))
-
-
-def chi_square(counts: Counter, expected: dict) -> tuple[float, float]:
-    """(statistic, p-value) of ``counts`` against the probabilities ``expected`` (categories with an
-    expected count under 5 are pooled)."""
-    n = sum(counts.values())
-    assert set(counts) <= set(expected), f"impossible outcomes drawn: {set(counts) - set(expected)}"
-    stat, dof, pool_obs, pool_exp = 0.0, -1, 0.0, 0.0
-    for key, p in expected.items():
-        e = n * p
-        if e < 5:
-            pool_obs += counts.get(key, 0)
-            pool_exp += e
-            continue
-        stat += (counts.get(key, 0) - e) ** 2 / e
-        dof += 1
-    if pool_exp > 0:
-        stat += (pool_obs - pool_exp) ** 2 / pool_exp
-        dof += 1
-    return stat, chi2_sf(stat, max(dof, 1))
 
 
 def split(game: Game, counts: tuple[int, int, int, int]) -> None:
@@ -66,15 +35,6 @@ def sample(game: Game, seat: int, what: Callable[[Game], object], draws: int = D
     return Counter(what(draw(rng)) for _ in range(draws))
 
 
-def check(counts: Counter, expected: dict, truth: object) -> float:
-    stat, p = chi_square(counts, expected)
-    assert p > P_MIN, f"chi-square {stat:.1f}, p = {p:.2g}: {counts} vs {expected}"
-    # the same test rejects a "resampler" that keeps the true hidden value
-    _, p_fixed = chi_square(Counter({truth: sum(counts.values())}), expected)
-    assert p_fixed < 1e-6
-    return p
-
-
 def three_player_drawn() -> Game:
     game = Game(3, seed=11, first_player=0)
     split(game, (3, 1, 1, 1))
@@ -90,7 +50,9 @@ def test_pile_order_is_uniform_over_unseen_cards() -> None:
     field = set(game.cards.pile_cards(PILES[0]))
     unseen = sorted(field - set(game.hands[0]))
     counts = sample(game, 0, lambda g: g.cards.locations[g.piles[0][-1]].name)
-    check(counts, design_probabilities(game, unseen), game.cards.locations[game.piles[0][-1]].name)
+    check(
+        counts, design_probabilities(game, unseen), game.cards.locations[game.piles[0][-1]].name, "FoG top Field card"
+    )
 
 
 def test_other_hands_keep_their_public_split() -> None:
@@ -116,10 +78,10 @@ def test_unseen_face_down_pick_follows_the_split() -> None:
     assert game.current_player == 2 and not game.revealed
     expected = {k: c / 6 for k, c in enumerate((3, 1, 1, 1))}
     counts = sample(game, 2, lambda g: PILES.index(g.cards.locations[g.picks[0]].pile))
-    check(counts, expected, PILES.index(game.cards.locations[game.picks[0]].pile))
+    check(counts, expected, PILES.index(game.cards.locations[game.picks[0]].pile), "FoG unseen pick pile (seat 0)")
     expected1 = {k: c / 6 for k, c in enumerate((1, 1, 1, 3))}
     counts1 = sample(game, 2, lambda g: PILES.index(g.cards.locations[g.picks[1]].pile))
-    check(counts1, expected1, PILES.index(game.cards.locations[game.picks[1]].pile))
+    check(counts1, expected1, PILES.index(game.cards.locations[game.picks[1]].pile), "FoG unseen pick pile (seat 1)")
 
 
 def test_pick_from_a_hand_the_seat_passed_is_uniform_over_it() -> None:
@@ -138,7 +100,7 @@ def test_pick_from_a_hand_the_seat_passed_is_uniform_over_it() -> None:
     game.apply(game.layout.PICK + 1)
     assert game.current_player == 2
     counts = sample(game, 2, lambda g: g.picks[0])
-    check(counts, {c: 1 / 5 for c in passed}, game.picks[0])
+    check(counts, {c: 1 / 5 for c in passed}, game.picks[0], "FoG pick from a passed hand")
 
 
 def test_two_player_offer_order() -> None:
@@ -152,7 +114,7 @@ def test_two_player_offer_order() -> None:
     comp = Counter(PILES.index(game.cards.locations[c].pile) for c in game.offer)
     expected = {k: c / len(game.offer) for k, c in comp.items()}
     counts = sample(game, 0, lambda g: PILES.index(g.cards.locations[g.offer[-1]].pile))
-    check(counts, expected, PILES.index(game.cards.locations[game.offer[-1]].pile))
+    check(counts, expected, PILES.index(game.cards.locations[game.offer[-1]].pile), "FoG 2p offer next card pile")
     for other in (game.infostate_sampler(1)(random.Random(i)) for i in range(20)):
         assert other.display == game.display  # the display is public (FOG-2P-4)
 
@@ -164,7 +126,7 @@ def test_equipment_stack_is_uniform_before_any_tile_is_seen() -> None:
     names = Counter(game.cards.equipment[t].name for t in tiles)
     expected = {name: k / len(tiles) for name, k in names.items()}
     counts = sample(game, 1, lambda g: g.cards.equipment[g.equipment_stack[-1]].name)
-    check(counts, expected, game.cards.equipment[game.equipment_stack[-1]].name)
+    check(counts, expected, game.cards.equipment[game.equipment_stack[-1]].name, "FoG top Equipment tile")
 
 
 def test_an_edited_state_is_refused() -> None:
