@@ -214,7 +214,7 @@ def load_json_text(text: str | bytes, source: str, limit: int = MAX_JSON_BYTES, 
     except RecursionError:
         raise DataFileError(f"{source}: JSON nested too deeply") from None
     except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError, too many digits, bad bytes
-        raise DataFileError(f"{source}: not valid JSON: {exc}") from None
+        raise DataFileError(f"{source} is not JSON: {exc}") from None
     _check_json(data, source, max_int)
     return data
 

@@ -208,7 +208,7 @@ def test_state_pins_the_card_set(tmp_path):
 
 def test_not_json_or_not_a_state():
     for text, words in (
-        ("{", "not valid JSON"),
+        ("{", "is not JSON"),
         ("[]", "must be an object"),
         ('{"format": 1}', "format"),
         ("[" * 50_000, "nested"),

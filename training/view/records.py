@@ -8,7 +8,6 @@ game record (``game``, ``num_players``, ``seed``, ``actions``; see :mod:`farmgam
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -57,15 +56,15 @@ def _label(where: str, record: dict[str, Any]) -> str:
 
 def load_records(path: str | Path) -> list[tuple[str, dict[str, Any]]]:
     """The game records of a JSON file; ValueError says why there are none."""
+    from farmgames.envs.core.datafiles import DataFileError, load_json
+
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: cannot read it ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not JSON ({exc})") from None
+    if not path.exists():
+        raise ValueError(f"{path}: no such file")
+    try:  # bounded: size, nesting depth, numbers (a hostile or endless file is refused, not read to the end)
+        data = load_json(path, what="game records")
+    except DataFileError as exc:
+        raise ValueError(str(exc)) from None
     found = find_records(data)
     if len(found) == 1 and found[0][1] is data:
         try:  # one record: read as the core reads it (data-file paths relative to the record's folder)
