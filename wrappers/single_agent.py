@@ -87,6 +87,15 @@ def env_facts(num_players: int | None = None, *, game: str = "fields_of_green_v0
     return _facts(get_spec(game), make_flat_aec(game, num_players, None, **variant), variant)
 
 
+def _number(name: str, value: Any) -> float:
+    """A finite real number (an int or float, never a bool or a string), or ValueError naming it."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
 class SingleAgentEnv(gymnasium.Env):
     """One learner seat of a game against policies in the other seats (see module doc)."""
 
@@ -115,11 +124,15 @@ class SingleAgentEnv(gymnasium.Env):
         self.num_players = check_players(spec, num_players)
         self._check_options(learner_seat, illegal_action)
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
-        self.reward_scale = float(reward_scale)
+        self.illegal_reward = _number("illegal_reward", illegal_reward)
+        self.reward_scale = _number("reward_scale", reward_scale)
         self.learner_seat_mode = learner_seat
         self.render_mode = render_mode
         self.variant = dict(variant)
+        if not isinstance(deterministic_opponents, (bool, np.bool_)):  # "no" must not become True
+            raise ValueError(f"deterministic_opponents must be True or False, got {deterministic_opponents!r}")
+        if torch_threads is not None and (type(torch_threads) is not int or torch_threads < 1):
+            raise ValueError(f"torch_threads must be a positive integer or None, got {torch_threads!r}")
         self.deterministic_opponents = bool(deterministic_opponents)
         self.torch_threads = torch_threads
         self.resolver = resolver

@@ -71,3 +71,22 @@ def test_single_agent_env_refuses_non_integer_actions(action):
     with pytest.raises(IllegalActionError, match="integer"):
         env.step(action)
     env.step(np.int64(38))  # numpy integers are integers
+
+
+@pytest.mark.parametrize(
+    ("keywords", "words"),
+    [
+        ({"deterministic_opponents": "no"}, ["deterministic_opponents", "'no'"]),
+        ({"reward_scale": "1"}, ["reward_scale", "'1'"]),
+        ({"illegal_reward": float("nan")}, ["illegal_reward", "nan"]),
+        ({"torch_threads": 1.5}, ["torch_threads", "1.5"]),
+        ({"auto_single": "no"}, ["auto_single", "'no'"]),
+    ],
+)
+def test_single_agent_env_options_are_checked_not_coerced(keywords, words):
+    from farmgames.wrappers.single_agent import SingleAgentEnv
+
+    with pytest.raises(ValueError) as err:
+        SingleAgentEnv(game="fields_of_green", num_players=2, **keywords).reset(seed=0)
+    for word in words:
+        assert word in str(err.value), (word, str(err.value))
