@@ -616,7 +616,15 @@ def run(args: argparse.Namespace) -> int:
             Path(args.json).write_text(json.dumps({str(k): v for k, v in result.items()}, indent=2), encoding="utf-8")
         return 0
     if args.from_json:
-        stats = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+        from farmgames.envs.core.datafiles import DataFileError, load_json
+
+        try:  # bounded (size, nesting, numbers); a mistake is a message, not a traceback
+            stats = load_json(args.from_json, what="balance statistics")
+            if not isinstance(stats, dict):
+                raise DataFileError(f"{args.from_json}: balance statistics must be a JSON object")
+        except DataFileError as exc:
+            print(f"farmgames balance: {exc}", file=sys.stderr)
+            return 2
         return _write_report(stats, stats.get("command") or command, args)
     fn = partial(simulate_game, players=players, bots=bots, card_set=args.card_set, game=args.game, variant=variant)
     games = _run_games(fn, list(range(args.seed, args.seed + args.games)), workers, progress, "balance games")

@@ -172,15 +172,13 @@ VEC_ENVS = ("dummy", "subproc")
 def load_config(path: str | Path, overrides: dict | None = None) -> Config:
     """Load and check a YAML config file; ``overrides`` maps dotted keys to values
     (``{"total_steps": 500, "training.n_envs": 2}``) and is applied before checking."""
+    from farmgames.envs.core.datafiles import DataFileError, load_yaml
+
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from None
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"config {path} is not valid YAML: {exc}") from None
+    try:  # bounded: size, nesting, expanded aliases, numbers (core.datafiles)
+        raw = load_yaml(path, what="config")
+    except DataFileError as exc:
+        raise ConfigError(f"config {exc}") from None
     if raw is None:
         raw = {}
     return config_from_dict(raw, source=str(path), overrides=overrides)

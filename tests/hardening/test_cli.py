@@ -191,3 +191,14 @@ def test_convert_checkpoint_writes_a_loadable_twin(tmp_path):
     assert main(["convert-checkpoint", str(zip_path), "--trust-checkpoint"]) == 0
     assert read_meta(safe_path(zip_path))["architecture"]["net_arch"] == [32]
     assert MaskablePPOPolicy(zip_path).action_size > 0
+
+
+def test_configs_are_read_bounded(tmp_path, capsys):
+    """A config of nested aliases (a few KB, 10**9 nodes) is refused while it is parsed."""
+    lines = ["a: &a [" + ", ".join(["x"] * 10) + "]"]
+    lines += [f"{c}: &{c} [" + ", ".join([f"*{p}"] * 10) + "]" for p, c in zip("abcdefgh", "bcdefghi")]
+    config = tmp_path / "lol.yaml"
+    config.write_text("\n".join(lines) + "\nname: *i\n")
+    assert main(["train", "--config", str(config), "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert "lol.yaml" in err and "aliases" in err and "Traceback" not in err
