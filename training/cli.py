@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "write the code-free .safetensors twin of a stable-baselines3 zip you trust",
     ),
     "view": ("farmgames.training.view", "watch a recorded game, or play one, in your browser"),
+    "benchmark": ("farmgames.training.benchmark", "the standard protocol: a policy against the ladder; --ladder"),
 }
 
 

@@ -227,8 +227,8 @@ def resample_from_infostate(game: Game, seat: int, rng: random.Random) -> Game:
 
 # ---------------------------------------------------------------------------------------------- search bots
 
-#: playouts stop after this many decisions and are valued from the scores (games last ~500 decisions)
-ROLLOUT_DEPTH = 60
+#: playouts stop after this many decisions and are valued from the scores (2-player games last ~450)
+ROLLOUT_DEPTH = 30
 
 pimc_25 = partial(PIMCBot, simulations=25, determinizations=5, rollout_depth=ROLLOUT_DEPTH)
 pimc_100 = partial(PIMCBot, simulations=100, determinizations=10, rollout_depth=ROLLOUT_DEPTH)

@@ -51,9 +51,19 @@ def test_the_search_protocol_covers_fields_of_green() -> None:
 def test_resampled_states_give_the_seat_the_same_information(name: str, n: int) -> None:
     """FOG-INFO-1..8: same information state (string and tensor), observation, legal actions; original
     untouched; the resampled state is a real game state that plays on to the end."""
+    same_information(name, n, seeds=range(1), points=3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,n", CASES)
+def test_resampled_states_give_the_seat_the_same_information_many_games(name: str, n: int) -> None:
+    same_information(name, n, seeds=range(1, 13), points=8)
+
+
+def same_information(name: str, n: int, seeds: range, points: int) -> None:
     spec = get_spec(name)
-    for seed in range(2):
-        for game in states(spec, n, seed):
+    for seed in seeds:
+        for game in states(spec, n, seed, points):
             rng = random.Random(seed)
             before = game.to_json()
             for seat in range(n):
