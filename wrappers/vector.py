@@ -64,41 +64,43 @@ def flat_plan(structured_space: gymnasium.spaces.Dict) -> list[tuple[str, int, i
 
 
 class _Game:
-    """One game of the batch: its single env, the raw PettingZoo env under it, and its rows' memoryviews."""
+    """One game of the batch: its single env, the raw PettingZoo env under it, and the learner's observer
+    buffer with the memoryviews that copy it into this game's rows."""
 
-    __slots__ = ("env", "raw", "obs_parts", "mask_row", "sources", "reuses")
+    __slots__ = ("env", "raw", "observer", "buf", "copies", "mask_row", "zeros")
 
     def __init__(self, env: SingleAgentEnv, obs_row: np.ndarray, mask_row: np.ndarray, plan: list):
         self.env = env
         self.raw = env._aec.unwrapped
+        # The learner's observation is filled by the env's own observer (so its incremental caches and
+        # perfect-recall memory are the env's) into a buffer of the batch's own, then copied into the row in
+        # the single env's flat order: one memcpy per named part (the same values as the raw env's observe()
+        # flattened, which tests/speed/test_vector.py checks step by step).
+        self.observer = self.raw.observer
+        self.buf = self.observer.new_buffer()
         row = memoryview(obs_row).cast("B")
-        self.obs_parts = [(name, row[start * 4 : stop * 4]) for name, start, stop in plan]
+        self.copies = [
+            (row[start * 4 : stop * 4], memoryview(self.buf.views[name].reshape(-1)).cast("B"))
+            for name, start, stop in plan
+        ]
         self.mask_row = memoryview(mask_row.view(np.uint8))
-        # the raw env hands out the same views dict while it reuses a slot's buffers: its byte memoryviews in
-        # flat order, by id (the dict is kept in the value, so its id is not reused while cached)
-        self.sources: dict[int, tuple[Any, list]] = {}
-        # The batch copies every observation out at once, so the raw env may hand out its own double buffers
-        # (the v0 convention; v1 envs default to fresh arrays, two copies and a views dict per observe). The
-        # single env is unaffected: its flatten wrapper copies into new arrays either way.
-        if hasattr(self.raw, "reuse_buffers"):
-            self.raw.reuse_buffers = True
-        self.reuses = bool(getattr(self.raw, "reuse_buffers", False))
+        self.zeros = bytes(len(mask_row))
 
-    def write(self, observation: dict) -> None:
-        """Copy the learner's structured observation and int8 mask into this game's rows (memcpys)."""
-        views = observation["observation"]
-        hit = self.sources.get(id(views))
-        if hit is None or hit[0] is not views:
-            parts = [memoryview(np.ascontiguousarray(views[name]).reshape(-1)).cast("B") for name, _ in self.obs_parts]
-            hit = (views, parts)
-            # only an env that reuses its buffers hands out the same dicts again (fresh ones would pile up)
-            if self.reuses:
-                if len(self.sources) >= 16:  # 2 slots per seat: 8 at most in use
-                    self.sources.clear()
-                self.sources[id(views)] = hit
-        for (_, dst), src in zip(self.obs_parts, hit[1], strict=True):
+    def write(self) -> None:
+        """The learner's observation and mask now into this game's rows. The mask is the engine's legal set
+        when the learner decides (as the raw env's ``_mask_actions``), cleared with one memcpy and set with
+        plain stores (a few dozen legal actions of ~1,000)."""
+        env, raw = self.env, self.raw
+        game = raw.game
+        seat = raw.agent_name_mapping[env._learner_agent]
+        self.observer.fill(game, seat, self.buf)
+        for dst, src in self.copies:
             dst[:] = src
-        self.mask_row[:] = memoryview(observation["action_mask"]).cast("B")
+        mask = self.mask_row
+        mask[:] = self.zeros
+        if game.current_player == seat:
+            for action in game.legal_actions():
+                mask[action] = 1
 
 
 class BatchedSingleAgentEnv(VectorEnv):
@@ -228,7 +230,7 @@ class BatchedSingleAgentEnv(VectorEnv):
         return self._obs.copy() if self.copy else self._obs
 
     def _write_learner(self, g: _Game) -> None:
-        g.write(g.raw.observe(g.env._learner_agent))
+        g.write()
 
     def _final(self, g: _Game) -> np.ndarray:
         """The learner's last observation of a finished game (a fresh flat array, as the single env's)."""

@@ -22,6 +22,7 @@ Values it uses:
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from farmgames.envs.core.bots import Bot, RandomBot
@@ -42,22 +43,73 @@ from .actions import (
 from .board import BIT, NEIGHBOUR_MASK, NUM_CROPS, NUMBER, STORE_SPACES, group_of, groups, worker_kind
 from .observer import known_supplies
 
-__all__ = ["HeuristicBot", "RandomBot", "group_points", "tile_value"]
+__all__ = ["HeuristicBot", "RandomBot", "group_points", "points_with", "tile_value"]
 
 STALL_ROUNDS = 40  # from this round on, any registry tile of positive value is taken
 
 
+@lru_cache(maxsize=1 << 16)
 def group_points(fields: int) -> int:
-    sizes = [g.bit_count() for g in groups(fields)] + [0, 0]
+    """Largest + 2 x second group of a field-tile set (KH-SCORE-1/2).
+
+    Speed: a pure function of one int, memoised (bounded LRU, shared by every bot): ``tile_value`` asks for the
+    same board with and without each candidate tile, decision after decision, and the flood fill of
+    ``groups`` was ~70% of the bot's time. tests/speed/test_bot_fast_paths.py compares it with the plain
+    count."""
+    return _group_points(fields)
+
+
+def _group_points(fields: int) -> int:
+    sizes = [g.bit_count() for g in _groups(fields)] + [0, 0]
     return sizes[0] + 2 * sizes[1]
+
+
+# The board's flood fills, memoised the same way (pure functions of ints; tuples, so no caller can change a
+# cached answer). Checked against board.groups / board.group_of in tests/speed/test_bot_fast_paths.py.
+@lru_cache(maxsize=1 << 16)
+def _groups(fields: int) -> tuple[int, ...]:
+    return tuple(groups(fields))
+
+
+@lru_cache(maxsize=1 << 16)
+def _group_of(space: int, fields: int) -> int:
+    return group_of(space, fields)
+
+
+@lru_cache(maxsize=1 << 17)
+def points_with(fields: int, tile: int) -> int:
+    """``group_points(fields | BIT[tile])`` from the (memoised) groups of ``fields``: the new tile joins every
+    group it touches into one (KH-SCORE-1: groups are connected field tiles), the others stay as they are.
+    Speed: no flood fill per candidate tile, and memoised (the registry and store tiles are valued again at
+    every decision while the board stays the same); tests/speed/test_bot_fast_paths.py compares it with the
+    plain count on random boards."""
+    bit = BIT[tile]
+    if fields & bit:
+        return group_points(fields)
+    near = NEIGHBOUR_MASK[tile]
+    merged = bit
+    sizes = []
+    for g in _groups(fields):
+        if g & near:
+            merged |= g
+        else:
+            sizes.append(g.bit_count())
+    sizes.append(merged.bit_count())
+    sizes.sort(reverse=True)
+    return sizes[0] + 2 * sizes[1] if len(sizes) > 1 else sizes[0]
 
 
 def tile_value(game: Any, p: int, tile: int) -> float:
     """What a field tile on its coordinate is worth to seat ``p`` (see the module docstring)."""
     f = game.fields[p]
-    gain = group_points(f | BIT[tile]) - group_points(f)
+    return _tile_value(f, group_points(f), game.worker_at[p], tile)
+
+
+def _tile_value(f: int, points: int, workers: Any, tile: int) -> float:
+    """``tile_value`` on fields ``f`` whose ``group_points`` are ``points`` (known once for many tiles)."""
+    gain = points_with(f, tile) - points
     touch = (NEIGHBOUR_MASK[tile] & f).bit_count()
-    w = game.worker_at[p][tile]
+    w = workers[tile]
     lost = NUMBER[worker_kind(w)] if w >= 0 else 0
     return gain + 0.3 * touch + 0.5 - lost
 
@@ -99,9 +151,11 @@ class HeuristicBot(Bot):
 
     def _best_registry(self, game: Any, p: int) -> tuple[float, int | None]:
         best, arg = -1e9, None
+        f = game.fields[p]
+        points, workers = group_points(f), game.worker_at[p]
         for i, t in enumerate(game.registry):
             if t >= 0:
-                v = tile_value(game, p, t)
+                v = _tile_value(f, points, workers, t)
                 if v > best:
                     best, arg = v, REGISTRY0 + i
         return best, arg
@@ -133,7 +187,7 @@ class HeuristicBot(Bot):
             return TAKE_STORE
         supply = sum(game.supply[p])
         if HARVEST in legal:
-            best = max((game.unharvested[p] & g).bit_count() for g in groups(game.fields[p]))
+            best = max((game.unharvested[p] & g).bit_count() for g in _groups(game.fields[p]))
             if best >= 2 or supply < 2:
                 return HARVEST
         if TAKE_REGISTRY in legal:
@@ -149,10 +203,15 @@ class HeuristicBot(Bot):
 
     def _best_worker(self, game: Any, p: int) -> int | None:
         best, arg = 1, None
+        fits: dict[int, bool] = {}  # worker_spaces(p, num) is a query of the state: asked once per number
         for tile in game.available_workers(p):
             num = NUMBER[worker_kind(tile)]
-            if num > best and game.worker_spaces(p, num):
-                best, arg = num, tile
+            if num > best:
+                fit = fits.get(num)
+                if fit is None:
+                    fit = fits[num] = bool(game.worker_spaces(p, num))
+                if fit:
+                    best, arg = num, tile
         return arg
 
     def _harvest(self, game: Any, p: int, legal: list[int], f: tuple) -> int:
@@ -162,7 +221,7 @@ class HeuristicBot(Bot):
         if f[3]:  # the group is fixed: harvest it all
             return cand[0]
         fields, u = game.fields[p], game.unharvested[p]
-        return max(cand, key=lambda a: (group_of(a - SPACE0, fields) & u).bit_count())
+        return max(cand, key=lambda a: (_group_of(a - SPACE0, fields) & u).bit_count())
 
     def _pick(self, game: Any, p: int, legal: list[int], f: tuple) -> int:
         cand = [a for a in legal if a != DONE]
@@ -207,19 +266,20 @@ class HeuristicBot(Bot):
         crops = [a - CROP0 for a in legal if a >= CROP0]
         bid = game.bids[p][f[2]]
         size = sum(bid)
-        if size and (size >= 3 or not self._someone_can_pay(game, p, bid) or not crops):
+        known = known_supplies(game, p)  # once per decision (it was read twice)
+        if size and (size >= 3 or not self._someone_can_pay(game, p, bid, known) or not crops):
             return DONE
         if size and sum(game.supply[p]) <= 1:
             return DONE
-        exact, low, _ = known_supplies(game, p)
+        exact, low, _ = known
 
         def held(c: int) -> int:
             return sum((exact[q] or low[q])[c] for q in range(game.num_players) if q != p)
 
         return CROP0 + min(crops, key=lambda c: (held(c), -game.supply[p][c], c))
 
-    def _someone_can_pay(self, game: Any, p: int, bid: list[int]) -> bool:
-        exact, low, total = known_supplies(game, p)
+    def _someone_can_pay(self, game: Any, p: int, bid: list[int], known: tuple | None = None) -> bool:
+        exact, low, total = known_supplies(game, p) if known is None else known
         size = sum(bid)
         for q in range(game.num_players):
             if q == p or total[q] < size:

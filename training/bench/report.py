@@ -347,8 +347,12 @@ def to_markdown(report: dict) -> str:
         "One table per game, then the peers (all measured in the same run).",
         "",
         *throughput,
-        "`*` games/s derived from steps/s and the mean game length of the completed games. AEC steps include "
-        "each agent's final step with `None` after the game ends, as the standard loop does.",
+        "`*` games/s derived from steps/s and the mean game length of the completed games. Only live decisions "
+        "count, for every env and peer alike: an AEC loop's final `step(None)` of each agent after the game "
+        "ended is played but not counted, a parallel step counts the agents that had a decision (not those "
+        "that could only send the NOOP), OpenSpiel chance nodes are not counted, and a vector env's step "
+        "counts one learner decision per game. A **bold** ratio in the note compares a case with the case it "
+        "names, repeat by repeat (the two run seconds apart in every repeat).",
         "",
         "## Memory",
         "",
@@ -367,8 +371,10 @@ def to_markdown(report: dict) -> str:
         "",
         "`MaskablePPO.learn` for one rollout with the env and PPO settings (batch size, epochs, network) of "
         "the shipped config, torch with 1 thread, `n_steps` = steps / envs; env time is measured by a wrapper "
-        "around each single-agent env (opponent moves happen inside `step`, so bot opponents count as env "
-        "time). The headline target uses the first row.",
+        "around each single-agent env (`dummy`: SB3's DummyVecEnv) or around the batched env's `step_wait`, "
+        "`reset` and `action_masks` (`batched`: `farmgames.wrappers.vector.SB3BatchedVecEnv`); opponent moves "
+        "happen inside `step`, so bot opponents count as env time. The env-share targets take the lowest share "
+        "among the runs of each config (the training configs use the fastest vector env).",
         "",
         md_table(*ppo_table(report)),
         "",
