@@ -54,6 +54,10 @@ FRAMES: dict[str, tuple[str, ...]] = {
     "ability_target": ("seat", "target", "by"),
     "ability_option": ("seat", "cell", "pay", "gain", "times"),
 }
+# decisions that resolve a step at once (water, equipment, ability choices): only ever the top frame
+SUB_DECISIONS = frozenset(
+    {"pay_water", "store_water", "keep_equipment", "place_equipment", "ability_target", "ability_option"}
+)
 # the phases in which a pending decision of each kind can happen (stores and equipment: any phase)
 DECISION_PHASES: dict[str, tuple[str, ...]] = {
     "split": ("draw",),
@@ -414,27 +418,41 @@ class _Loader:
             self.offer_fits()
 
     def offer_fits(self) -> None:
-        """FOG-2P-3: the offer is shuffled with one key per position (2 x 6 a year): the cards in it when
-        the draw ends must fit, so what is there now plus what is still drawn (6 per split), or what is
-        left after this year's refills (2 per pair of turns), must not exceed the keys."""
-        from .game import HAND_SIZE
+        """FOG-2P-3: the offer is shuffled with one key per position (2 x 6 a year), so when a draw ends the
+        offer must fit them. Walks the frames in the order the engine will run them (expanding the phase
+        frames as ``Game._run`` does, to the end of the game), with 6 cards per draw at most, 6 turned up
+        at the end of a draw and 2 refilled after each pair of turns (FOG-2P-2..8)."""
+        from .game import HAND_SIZE, TURNS, YEARS
 
         g = self.game
-        kinds = [f[0] for f in g._stack]
-        draws = sum(1 for k in kinds if k in ("split", "draw_fixed"))
-        refills = 2 * sum(1 for f in g._stack if f[0] == "after_turn2" and f[1] % 2 == 1)
-        later_year = "pass_first" in kinds or "year" in kinds
-        if "draw_done" in kinds:
-            if len(g.offer) + HAND_SIZE * draws > 2 * HAND_SIZE:
-                raise StateError(
-                    f"state.offer holds {len(g.offer)} cards and {draws} draws of up to {HAND_SIZE} are "
-                    f"still to come: more than the {2 * HAND_SIZE} places of the offer (FOG-2P-3)"
-                )
-        elif later_year and len(g.offer) > refills:
-            raise StateError(
-                f"state.offer holds {len(g.offer)} cards but only {refills} are turned up this year: the "
-                f"rest would not fit next year's offer (FOG-2P-3, FOG-2P-7)"
-            )
+        offer, year = len(g.offer), g.year
+        todo: list[Any] = [f[0] if f[0] != "after_turn2" else ("after_turn2", f[1] % 2) for f in reversed(g._stack)]
+        steps = 0
+        while todo and steps < 10_000:
+            steps += 1
+            kind = todo.pop(0)
+            if kind in ("split", "draw_fixed"):
+                offer += HAND_SIZE
+            elif kind == "draw_done":
+                if offer > 2 * HAND_SIZE:
+                    raise StateError(
+                        f"state.offer holds {len(g.offer)} cards: with the draws and refills still to come it would "
+                        f"hold {offer} when a draw ends, more than its {2 * HAND_SIZE} places (FOG-2P-3)"
+                    )
+                offer -= min(HAND_SIZE, offer)
+            elif kind == ("after_turn2", 1):
+                offer -= min(2, offer)
+            elif kind == "draw":
+                todo[:0] = ["split"] * self.n + ["draw_done"]
+            elif kind == "actions":
+                todo[:0] = [("after_turn2", i % 2) for i in range(2 * TURNS)]
+            elif kind == "year" and year < YEARS:
+                year += 1
+                todo[:0] = ["draw", "actions", "harvest_phase"]
+            elif kind == "harvest_phase":
+                todo.insert(0, "pass_first")
+            elif kind == "pass_first":
+                todo.insert(0, "year")
 
     def decision(self) -> None:
         """The top frame is the pending decision, one the engine could have stopped at, in its phase."""
@@ -449,6 +467,9 @@ class _Loader:
         kind, seat = frame[0], frame[1] if len(frame) > 1 else None
         if kind not in DECISIONS:
             raise StateError(f"state.stack: the top frame {kind!r} is not a decision (the engine stops only at one)")
+        for i, below in enumerate(g._stack[:-1]):
+            if below[0] in SUB_DECISIONS:  # they resolve at once: the engine never leaves one under another frame
+                raise StateError(f"state.stack[{i}]: a {below[0]!r} decision can only be the pending (top) frame")
         if g.phase not in DECISION_PHASES.get(kind, ("upkeep", "draw", "action", "harvest")):
             raise StateError(f"state.stack: a {kind!r} decision cannot be pending in phase {g.phase!r}")
         if g.year < 1:
