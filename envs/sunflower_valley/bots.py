@@ -27,6 +27,7 @@ there is one and draws where a sunflower is worth most. It reads only public inf
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from farmgames.envs.core.bots import Bot, RandomBot
@@ -99,6 +100,25 @@ def projected(sheet: list[int], mountains: tuple[int, ...], children: bool, t: f
     return value + t * hope
 
 
+@lru_cache(maxsize=1 << 15)
+def _projected(sheet: tuple[int, ...], mountains: tuple[int, ...], children: bool, t: float) -> float:
+    """``projected`` memoised on the sheet's contents (bounded LRU shared by every bot).
+
+    Speed: a decision values every candidate sheet of its own seat and, for the denial term, every candidate of
+    the next seat, which that seat then values again at its own decision on the same sheet and turn count; the
+    projection (``scoring.analyse``) was ~90% of the bot's time. tests/speed/test_bot_fast_paths.py compares the
+    memoised and the plain values."""
+    return projected(list(sheet), mountains, children, t)
+
+
+@lru_cache(maxsize=1 << 12)
+def _unpaired_houses(sheet: tuple[int, ...], mountains: tuple[int, ...], children: bool) -> int:
+    """Mask of the houses of ``sheet`` without a sheep (``HeuristicBot._unpaired_house_mask``), memoised."""
+    info = analyse(list(sheet), mountains, children)
+    paired = {h for _, h in info.pairs}
+    return sum(1 << h for h in range(N_HEX) if sheet[h] == HOUSE and h not in paired)
+
+
 def _open_ends(sheet: list[int], h: int) -> list[int]:
     """Neighbours that rail hex ``h``'s open sides face (not past the edge)."""
     return [n for side in RAIL_SIDES[sheet[h]] if (n := NEIGHBOUR[h][side]) != EDGE]
@@ -167,8 +187,9 @@ class HeuristicBot(Bot):
         sheet = game.sheets[p]
         mountains = game.sheet_map.mountains
         t = max(TOTAL_TURNS - game.turns[p] - 1, 0) / TOTAL_TURNS
-        base = projected(sheet, mountains, game.children, t)
-        unpaired_near = self._unpaired_house_mask(sheet, mountains, game.children)
+        children = game.children
+        base = _projected(tuple(sheet), mountains, children, t)
+        unpaired_near = self._unpaired_house_mask(sheet, mountains, children)
         out = {}
         for a in moves:
             s, h = divmod(a, N_HEX)
@@ -179,7 +200,7 @@ class HeuristicBot(Bot):
             else:
                 sheet[h] = s
                 try:
-                    value = projected(sheet, mountains, game.children, t) - base
+                    value = _projected(tuple(sheet), mountains, children, t) - base
                 finally:
                     sheet[h] = EMPTY
                 if s == HOUSE:
@@ -223,9 +244,7 @@ class HeuristicBot(Bot):
 
     @staticmethod
     def _unpaired_house_mask(sheet: list[int], mountains: tuple[int, ...], children: bool) -> int:
-        info = analyse(sheet, mountains, children)
-        paired = {h for _, h in info.pairs}
-        return sum(1 << h for h in range(N_HEX) if sheet[h] == HOUSE and h not in paired)
+        return _unpaired_houses(tuple(sheet), mountains, children)
 
     @staticmethod
     def _majority_value(game: Any, p: int, h: int) -> float:

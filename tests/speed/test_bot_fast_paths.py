@@ -32,3 +32,29 @@ def test_key_harvest_points_with_equals_the_flood_fill_count():
 def test_key_harvest_memo_tables_are_bounded():
     for cached in (kh_bots.group_points, kh_bots.points_with, kh_bots._groups, kh_bots._group_of):
         assert cached.cache_info().maxsize is not None
+
+
+def test_sunflower_valley_memoised_projection_equals_the_plain_one():
+    from farmgames.envs.core.bots import RandomBot
+    from farmgames.envs.sunflower_valley import bots as sv_bots
+    from farmgames.envs.sunflower_valley.game import Game
+    from farmgames.envs.sunflower_valley.scoring import analyse
+
+    game = Game(num_players=2, seed=5)
+    bot = RandomBot(seed=5)
+    checked = 0
+    while not game.is_terminal():
+        for p in range(game.num_players):
+            sheet = list(game.sheets[p])
+            mountains, children = game.sheet_map.mountains, game.children
+            for t in (0.0, 0.5, 23 / 24):
+                assert sv_bots._projected(tuple(sheet), mountains, children, t) == sv_bots.projected(
+                    sheet, mountains, children, t
+                )
+            info = analyse(sheet, mountains, children)
+            paired = {h for _, h in info.pairs}
+            plain = sum(1 << h for h, v in enumerate(sheet) if v == sv_bots.HOUSE and h not in paired)
+            assert sv_bots._unpaired_houses(tuple(sheet), mountains, children) == plain
+            checked += 1
+        game.apply(bot.act(game))
+    assert checked > 20
