@@ -30,7 +30,7 @@ from farmgames.envs.core.statecheck import StateError
 from farmgames.envs.fields_of_green.cards import DEFAULT_CARD_SET, CardSetError, load_card_set
 from farmgames.envs.fields_of_green.game import Game
 
-from .mutate import mutate
+from .mutate import mutate, mutate_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 HANG_SECONDS = 10  # one input taking longer than this counts as a hang
@@ -128,8 +128,17 @@ ENV_KEYWORDS = {
 # ---- one input through one loader: returns "accepted" or the refusal's type name; raises otherwise
 
 
+@cache
+def corpus_frames() -> tuple:
+    return tuple(f for state in corpus_states() for f in state["state"]["stack"])
+
+
 def fuzz_state(rng: random.Random, edits: int) -> str:
-    data = mutate(rng.choice(corpus_states()), rng, edits)
+    base = rng.choice(corpus_states())
+    if rng.random() < 0.3:  # the engine's flow mutated: frames inserted, dropped, duplicated, swapped
+        data = mutate_stack(base, rng, list(corpus_frames()), edits)
+    else:
+        data = mutate(base, rng, edits)
     try:
         game = Game.from_json(json.dumps(data))
     except StateError as exc:

@@ -113,3 +113,25 @@ def mutate(data: Any, rng: random.Random, edits: int = 1) -> Any:
             source = _get(data, rng.choice(all_paths))
             parent[key] = copy.deepcopy(source)
     return data
+
+
+def mutate_stack(state: dict, rng: random.Random, pool: list, edits: int = 1) -> dict:
+    """A copy of a Fields of Green state JSON with its decision stack edited: frames from other states
+    inserted, frames dropped, duplicated or swapped, sometimes another phase (the engine's flow, mutated)."""
+    data = copy.deepcopy(state)
+    stack = data["state"]["stack"]
+    for _ in range(edits):
+        op = rng.random()
+        if op < 0.4 or not stack:
+            stack.insert(rng.randint(0, len(stack)), copy.deepcopy(rng.choice(pool)))
+        elif op < 0.7:
+            del stack[rng.randrange(len(stack))]
+        elif op < 0.85:
+            i = rng.randrange(len(stack))
+            stack.insert(i, copy.deepcopy(stack[i]))
+        else:
+            i, j = rng.randrange(len(stack)), rng.randrange(len(stack))
+            stack[i], stack[j] = stack[j], stack[i]
+    if rng.random() < 0.3:
+        data["state"]["phase"] = rng.choice(["upkeep", "draw", "action", "harvest"])
+    return data

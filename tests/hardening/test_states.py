@@ -18,7 +18,7 @@ from farmgames.envs.fields_of_green.cards import DEFAULT_CARD_SET
 from farmgames.envs.fields_of_green.farm import SILO, TOWER
 from farmgames.envs.fields_of_green.game import Game
 
-from .mutate import mutate
+from .mutate import mutate, mutate_stack
 
 
 def _played(num_players: int, seed: int, steps: int) -> Game:
@@ -250,6 +250,26 @@ def check_mutated_state(text: str, seed: int, edits: int) -> bool:
 def test_property_mutated_states_are_refused_or_play_on(index, seed, edits):
     states = _states()
     check_mutated_state(states[index % len(states)], seed, edits)
+
+
+@cache
+def _frames() -> tuple:
+    return tuple(f for text in _states() for f in json.loads(text)["state"]["stack"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(index=st.integers(0, 10_000), seed=st.integers(0, 2**32), edits=st.integers(1, 3))
+def test_property_mutated_decision_stacks_are_refused_or_play_on(index, seed, edits):
+    """The engine's flow itself mutated (frames inserted, dropped, duplicated, swapped; another phase):
+    before the checks of the offer along the frames and of sub-decisions, such states crashed later."""
+    states = _states()
+    rng = random.Random(seed)
+    data = mutate_stack(json.loads(states[index % len(states)]), rng, list(_frames()), edits)
+    try:
+        game = Game.from_json(json.dumps(data))
+    except ValueError:
+        return
+    _play_on(game, seed)
 
 
 def test_mutations_are_mostly_refused_and_sometimes_accepted():
