@@ -481,8 +481,13 @@ def train(config: Config, trust: bool = False) -> dict:
         model.set_logger(configure(str(out_dir), ["csv", "tensorboard"]))
         started = time.perf_counter()
         callbacks = _callbacks(config, out_dir, meta)
+        interrupted = False
         if config.total_steps > 0:
-            model.learn(total_timesteps=config.total_steps, callback=callbacks, progress_bar=t.progress_bar)
+            try:
+                model.learn(total_timesteps=config.total_steps, callback=callbacks, progress_bar=t.progress_bar)
+            except KeyboardInterrupt:  # Ctrl-C: keep what was learned (final.zip/.safetensors below)
+                interrupted = True
+                print(f"training interrupted after {model.num_timesteps} steps: saving the model", file=sys.stderr)
     finally:
         vec_env.close()
     elapsed = time.perf_counter() - started
@@ -510,6 +515,7 @@ def train(config: Config, trust: bool = False) -> dict:
         "vec_env": t.vec_env,
         "torch_threads": t.torch_threads,
         "eval_opponents": base if isinstance(base, list) else [base],
+        "interrupted": interrupted,
         **timings,
     }
     if imitation is not None:

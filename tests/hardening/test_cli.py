@@ -202,3 +202,20 @@ def test_configs_are_read_bounded(tmp_path, capsys):
     assert main(["train", "--config", str(config), "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err
     assert "lol.yaml" in err and "aliases" in err and "Traceback" not in err
+
+
+def test_interrupted_training_keeps_its_model(tmp_path, monkeypatch):
+    """Ctrl-C during training: the model so far is saved (zip and code-free twin), the summary says so."""
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from farmgames.training.checkpoint import read_meta
+
+    def interrupted(self, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(MaskablePPO, "learn", interrupted)
+    out = tmp_path / "run"
+    assert main(["train", "--config", str(ROOT / "configs" / "fields_of_green" / "smoke.yaml"), "--out", str(out)]) == 0
+    assert (out / "final.zip").is_file() and read_meta(out / "final.safetensors")["game"] == "fields_of_green"
+    assert json.loads((out / "summary.json").read_text())["interrupted"] is True
