@@ -230,7 +230,11 @@ def _layouts(spec, facts: dict) -> dict:
     except Exception:  # noqa: BLE001 - metadata only: a layout that cannot be built is left out
         return {}
     entries = [[e.name, list(e.shape)] for e in env.observer.layout.entries]
-    actions = [[name, first, last] for name, first, last, _ in env.game.layout.table()]
+    layout = getattr(env.game, "layout", None)  # a core ActionLayout where the game declares its ranges
+    if layout is not None and hasattr(layout, "table"):
+        actions = [[name, first, last] for name, first, last, _ in layout.table()]
+    else:
+        actions = [["actions", 0, int(env.game.num_actions) - 1]]
     return {
         "observation_layout": {"order": "gymnasium.spaces.flatten of the Dict observation", "entries": entries},
         "action_layout": actions,
