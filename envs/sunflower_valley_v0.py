@@ -33,6 +33,7 @@ from typing import Any
 from .adapters import env_functions
 from .core.bots import RandomBot
 from .core.lazy import lazy
+from .core.search import search_bots
 from .core.spec import Bounds, GameSpec, Keyword
 from .core.variants import ENV_KEYWORDS as _ENV_KEYWORDS
 from .sunflower_valley.game import Game, check_children, check_letter
@@ -84,7 +85,11 @@ SPEC = GameSpec(
         ),
         *_ENV_KEYWORDS,
     ),
-    bots={"random": RandomBot, "heuristic": lazy("farmgames.envs.sunflower_valley.bots:HeuristicBot")},
+    bots={
+        "random": RandomBot,
+        "heuristic": lazy("farmgames.envs.sunflower_valley.bots:HeuristicBot"),
+        **search_bots("farmgames.envs.sunflower_valley.infostate"),  # PIMC / IS-MCTS (docs/benchmark.md)
+    },
     render_ansi=lazy("farmgames.envs.sunflower_valley.render:ansi_text"),
     render_rgb=lazy("farmgames.envs.sunflower_valley.render:rgb_array"),
     narrator=lazy("farmgames.envs.sunflower_valley.narrate:Narrator"),

@@ -13,9 +13,12 @@ supply. Replayed from the state's deal, so perfect recall holds by construction.
 Resampling, from the distribution the rules imply given the public record:
 
 * start draws (3-4 players): the pool minus the seat's own draw is dealt to the other seats as the rules
-  deal it (a uniform shuffle), conditioned on the public record: every counter a player spent was his,
-  i.e. ``start + lowest public net so far >= 0`` per crop (the engine's ``min_net``). The exact
-  conditional distribution is enumerated (at most 35^3 splits) and drawn from;
+  deal it (a uniform shuffle), conditioned on the public record. The splits with ``start + lowest public
+  net so far >= 0`` per crop (every counter a player spent was his: the engine's ``min_net``) are
+  enumerated with their exact probabilities (at most 35^3); a drawn split is kept only if the whole record
+  replays from it legally with the same observations (some actions need counters a player holds without
+  spending them), else drawn again: rejection sampling, so the draw is exactly the conditional
+  distribution (each split is checked once per analysis);
 * removed events: any unseen event tiles (those in the bag and the removed ones) are equally likely to be
   the removed ones;
 * bag order: a uniform shuffle of what is left (its composition is public, KH-INFO-3).
@@ -36,7 +39,7 @@ from math import comb
 
 import numpy as np
 
-from ..core.protocol import InformationState
+from ..core.protocol import IllegalActionError, InformationState
 from ..core.search import ISMCTSBot, PIMCBot
 from .board import NUM_CROPS, NUM_SPACES, START_COUNTERS
 from .game import Game
@@ -110,10 +113,9 @@ def view_token(game: Game, seat: int) -> Hashable:
     return (tuple(game.registry), tuple(game.events), tuple(game.fallow), tuple(game.supply[seat]))
 
 
-def _replay(game: Game, seat: int) -> tuple[Deal, list[str]]:
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
-        raise ValueError(f"seat must be 0..{game.num_players - 1}, got {seat!r}")
-    deal = deal_of(game)
+def _run(game: Game, seat: int, deal: Deal) -> tuple[Game, list[str]]:
+    """Replay ``game``'s history from ``deal``: the replayed game and ``seat``'s tokens (IllegalActionError
+    when the history is not legal from that deal)."""
     g, _ = _fresh(game, deal)
     last = view_token(g, seat)
     tokens = [f"start {list(deal.start[seat])} view {last!r}"]
@@ -125,6 +127,14 @@ def _replay(game: Game, seat: int) -> tuple[Deal, list[str]]:
         view = view_token(g, seat)
         tokens.append(f"{actor}:{action}" if view == last else f"{actor}:{action} view {view!r}")
         last = view
+    return g, tokens
+
+
+def _replay(game: Game, seat: int) -> tuple[Deal, list[str]]:
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
+        raise ValueError(f"seat must be 0..{game.num_players - 1}, got {seat!r}")
+    deal = deal_of(game)
+    g, tokens = _run(game, seat, deal)
     if g.to_json() != game.to_json():
         raise ValueError(
             "state is not the replay of its deal and history (edited by hand?): information states and "
@@ -189,20 +199,40 @@ def start_distribution(game: Game, seat: int) -> list[tuple[float, tuple[tuple[i
 
 def sampler(game: Game, seat: int) -> Callable[[random.Random], Game]:
     """Analyse ``game`` once for ``seat``; the function returned draws resampled states from an RNG."""
-    deal, _ = _replay(game, seat)
+    deal, tokens = _replay(game, seat)
     n = game.num_players
     others = [q for q in range(n) if q != seat]
     secret = n > 2  # the 2-player start counters are dealt openly (KH-SETUP-18)
     dist = start_distribution(game, seat) if secret else [(1.0, tuple(tuple(game.start[q]) for q in others))]
-    weights = [w for w, _ in dist]
+    cumulative = list(itertools.accumulate(w for w, _ in dist))
+    indices = range(len(dist))
+    valid: dict[int, bool] = {}
     unseen_events = sorted([t for t in game.bag if t >= NUM_SPACES] + list(game.removed))
     fields = [t for t in game.bag if t < NUM_SPACES]
     drawn_tail = deal.bag[len(game.bag) :]  # what was drawn so far (the bag is only ever popped)
     k = len(game.removed)
 
+    def consistent(i: int) -> bool:
+        """Whether start draws ``dist[i]`` explain the whole record as ``seat`` saw it: every past action
+        legal (some need counters a player holds without spending them) and the same observations."""
+        if i not in valid:
+            start = [list(r) for r in deal.start]
+            for q, v in zip(others, dist[i][1]):
+                start[q] = list(v)
+            trial = Deal(tuple(tuple(r) for r in start), deal.removed, deal.bag)
+            try:
+                valid[i] = _run(game, seat, trial)[1] == tokens
+            except (ValueError, IllegalActionError):
+                valid[i] = False
+        return valid[i]
+
     def draw(rng: random.Random) -> Game:
         g = game.clone()
-        draws = dist[0][1] if len(dist) == 1 else rng.choices(dist, weights)[0][1]
+        while True:  # rejection: exact conditional distribution (the true draws are always consistent)
+            i = 0 if len(dist) == 1 else rng.choices(indices, cum_weights=cumulative)[0]
+            if len(dist) == 1 or consistent(i):
+                break
+        draws = dist[i][1]
         start = [list(r) for r in game.start]
         for q, v in zip(others, draws):
             start[q] = list(v)
@@ -214,6 +244,7 @@ def sampler(game: Game, seat: int) -> Callable[[random.Random], Game]:
         bag = fields + events[k:]
         rng.shuffle(bag)
         g.bag = bag
+        g._advance()  # the decider's legal actions follow its (resampled) supply, as in a replay of the deal
         g._deal = Deal(tuple(tuple(r) for r in start), tuple(g.removed), tuple(bag) + drawn_tail)  # type: ignore[attr-defined]
         return g
 

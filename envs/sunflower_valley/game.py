@@ -413,6 +413,36 @@ class Game:
             f"pool: {pool}\nslots: {slots}"
         )
 
+    # ------------------------------------------------------------------ search (infostate.py)
+
+    def information_state(self, seat: int) -> Any:
+        """What ``seat`` knows, with perfect recall: everything public and the rolls so far (SV-INFO-1)."""
+        from .infostate import information_state
+
+        return information_state(self, seat)
+
+    def resample_from_infostate(self, seat: int, rng: random.Random) -> Game:
+        """A complete state with every later round's roll drawn again; this game is untouched."""
+        from .infostate import resample_from_infostate
+
+        return resample_from_infostate(self, seat, rng)
+
+    def infostate_sampler(self, seat: int) -> Any:
+        """The function returned draws resampled states from an RNG."""
+        from .infostate import sampler
+
+        return sampler(self, seat)
+
+    def action_token(self, seat: int, action: int) -> Any:
+        """Every decision is public (SV-INFO-1)."""
+        return int(action)
+
+    def view_token(self, seat: int) -> Any:
+        """The round and its roll (SV-ROUND-2)."""
+        from .infostate import view_token
+
+        return view_token(self, seat)
+
     def __str__(self) -> str:
         parts = [self.status_text()]
         for p in range(self.num_players):
