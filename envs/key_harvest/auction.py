@@ -9,7 +9,10 @@ from .board import NUM_CROPS
 
 def can_pay(supply: list[int], bid: list[int]) -> bool:
     """Exact payment possible: as many counters of exactly the same crops (KH-ACT-PLACE-3/9)."""
-    return all(s >= b for s, b in zip(supply, bid))
+    for s, b in zip(supply, bid):  # a loop, not all() over a generator: this runs at every TURN decision
+        if s < b:
+            return False
+    return True
 
 
 def settle(game: Any, p: int, owner: int, slot: int) -> None:

@@ -85,6 +85,21 @@ def neighbour_counts(m: int) -> tuple[int, int, int, int, int, int]:
     return c1 & FULL, c2 & FULL, c3 & FULL, c4 & FULL, c5 & FULL, c6 & FULL
 
 
+_COUNTS: dict[int, tuple[int, int, int, int, int, int]] = {}
+
+
+def cached_neighbour_counts(m: int) -> tuple[int, int, int, int, int, int]:
+    """:func:`neighbour_counts` through a cache (a board's field set changes a few times a game, and the
+    worker-placement tests ask for its counts at every TURN decision); tests/key_harvest/test_speed_paths.py
+    compares it with the plain function."""
+    counts = _COUNTS.get(m)
+    if counts is None:
+        if len(_COUNTS) >= 1 << 14:
+            _COUNTS.clear()
+        counts = _COUNTS[m] = neighbour_counts(m)
+    return counts
+
+
 if COLS != 8 or any(dilate(BIT[s]) != NEIGHBOUR_MASK[s] for s in range(NUM_SPACES)):  # pragma: no cover
     raise DataError("board.yaml: neighbours: the table does not match the odd-r geometry of KH-RULING-1")
 

@@ -73,9 +73,9 @@ from .board import (
     STORE_SPACES,
     TOWNSFOLK_BASE,
     WORKERS,
+    cached_neighbour_counts,
     dilate,
     group_of,
-    neighbour_counts,
     spaces,
     worker_kind,
 )
@@ -85,6 +85,7 @@ GAME_NAME = "key_harvest"
 ENV_NAME = "key_harvest_v0"
 EVENT0 = NUM_SPACES  # bag items: 0-55 field tiles, 56-69 event tiles (kind EVENT_TILES[item - 56])
 UNLIMITED = 99  # the Merchant's exchange has no limit (KH-RULING-5)
+_PLACEMENTS: dict[tuple, tuple] = {}  # Game._placement's cache (pure function of its key)
 
 # decision frame name -> §16 phase
 PHASE_OF = {
@@ -264,9 +265,10 @@ class Game:
         return mask
 
     def apply(self, action: int) -> None:
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(f"action must be an integer id, got {action!r}")
-        action = int(action)
+        if type(action) is not int:  # plain ints (the usual case) need no conversion
+            if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+                raise IllegalActionError(f"action must be an integer id, got {action!r}")
+            action = int(action)
         if self.over:
             raise IllegalActionError("the game is over")
         if action not in self._legal:
@@ -274,7 +276,8 @@ class Game:
                 f"action {action} ({self._safe_name(action)}) is not legal in phase {self.phase}; legal: {self._legal}"
             )
         self.history.append(action)
-        self._do(self.stack[-1], action)
+        f = self.stack[-1]
+        _DO[f[0]](self, f, action)
         self._advance()
 
     def _safe_name(self, action: int) -> str:
@@ -366,23 +369,66 @@ class Game:
 
     def worker_spaces(self, p: int, number: int) -> int:
         """Bitmask of spaces where a worker numbered ``number`` may be played (KH-ACT-WORKER-3..5)."""
+        return self._worker_spaces(self._placement(p), number)
+
+    def _placement(self, p: int) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ...]]:
+        """What :meth:`worker_spaces` needs for every number at once: the empty spaces not next to a worker,
+        (number, bit) of the own workers that may be replaced by a higher one, and the neighbour counts.
+        Cached by its inputs (the board's fields and where every worker lies: worker_space and town say
+        which tile is on which space of which board, validate_state keeps worker_at consistent with them);
+        tests/key_harvest/test_speed_paths.py compares it with the plain computation."""
+        key = (p, self.fields[p], *self.worker_space, *self.town)
+        placement = _PLACEMENTS.get(key)
+        if placement is None:
+            if len(_PLACEMENTS) >= 1 << 14:
+                _PLACEMENTS.clear()
+            placement = _PLACEMENTS[key] = self._placement_plain(p)
+        return placement
+
+    def _placement_plain(self, p: int) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ...]]:
         f, w = self.fields[p], self.workers[p]
         near_workers = dilate(w)
-        cand = FULL & ~(f | w) & ~near_workers
+        empty = FULL & ~(f | w) & ~near_workers
+        lower = []
         if w:
             at = self.worker_at[p]
             for s in spaces(w):  # own workers with a strictly lower number may be replaced (KH-ACT-WORKER-5)
-                if NUMBER[worker_kind(at[s])] < number and not NEIGHBOUR_MASK[s] & w:
-                    cand |= BIT[s]
-        return cand & neighbour_counts(f)[number - 1]
+                if not NEIGHBOUR_MASK[s] & w:
+                    lower.append((NUMBER[worker_kind(at[s])], BIT[s]))
+        return empty, tuple(lower), cached_neighbour_counts(f)
+
+    @staticmethod
+    def _worker_spaces(placement: tuple, number: int) -> int:
+        empty, lower, counts = placement
+        cand = empty
+        for num, bit in lower:
+            if num < number:
+                cand |= bit
+        return cand & counts[number - 1]
 
     def can_play_worker(self, p: int) -> bool:
-        seen = set()
-        for tile in self.available_workers(p):
-            num = NUMBER[worker_kind(tile)]
-            if num not in seen:
-                seen.add(num)
-                if self.worker_spaces(p, num):
+        """Some available worker (KH-ACT-WORKER-2) has a space (the numbers are tried once each)."""
+        ws, town, b = self.worker_space, self.town, FARMHANDS * p
+        numbers = 0  # bit k: a worker numbered k is available
+        for k in range(FARMHANDS):
+            if ws[b + k] < 0:
+                numbers |= 1 << NUMBER[k]
+        for t in range(6):
+            if town[t] < 0:
+                numbers |= 1 << NUMBER[FARMHANDS + t]
+        if not numbers:
+            return False
+        placement = self._placement(p)
+        return any(numbers >> num & 1 and self._worker_spaces(placement, num) for num in range(1, 6))
+
+    def has_store_choice(self, p: int) -> bool:
+        """``store_choices(p)`` is not empty (the same tests, stopping at the first tile)."""
+        supply, new, n = self.supply[p], self.new_in_store, self.num_players
+        for o in range(n):
+            owner = (p + o) % n
+            for k in range(STORE_SPACES):
+                t = self.store[owner][k]
+                if t >= 0 and t not in new and (o == 0 or auction.can_pay(supply, self.bids[owner][k])):
                     return True
         return False
 
@@ -402,7 +448,7 @@ class Game:
 
     def can_take_registry(self, p: int) -> bool:
         """Action (d) possible (KH-ACT-BID-1/2/5): an empty store space, counters to bid, a registry tile."""
-        return -1 in self.store[p] and any(self.supply[p]) and any(t >= 0 for t in self.registry)
+        return -1 in self.store[p] and any(self.supply[p]) and max(self.registry, default=-1) >= 0  # a registry tile
 
     def _gain(self, p: int, crop: int, k: int = 1) -> None:
         """Counters into ``p``'s supply: every transfer is public (KH-INFO-6), so the net is tracked."""
@@ -502,20 +548,15 @@ class Game:
         out = []
         if kinds & EXTRA_SUPERVISOR and not t & LETTER_A and self.unharvested[p]:
             out.append(HARVEST)
-        if not t & (LETTER_C | LETTER_D) and self.store_choices(p):
+        if not t & (LETTER_C | LETTER_D) and self.has_store_choice(p):
             out.append(TAKE_STORE)
         if kinds & EXTRA_SUPERVISOR and not t & LETTER_D and self.can_take_registry(p):
             out.append(TAKE_REGISTRY)
         return out
 
     def _letter_frame(self, p: int, action: int) -> tuple:
-        return {
-            HARVEST: ("harvest", p, 0, 0),
-            PLAY_WORKER: ("worker", p, "turn"),
-            REMOVE_WORKER: ("remove", p),
-            TAKE_STORE: ("store", p, 0),
-            TAKE_REGISTRY: ("registry", p, 0),
-        }[action]
+        name, *rest = _LETTER_FRAMES[action]
+        return (name, p, *rest)
 
     # ------------------------------------------------------------------------------- the machine
 
@@ -556,7 +597,7 @@ class Game:
                 out.append(PLAY_WORKER)
             if self.workers[p]:
                 out.append(REMOVE_WORKER)
-        if not t & (LETTER_C | LETTER_D) and self.store_choices(p):
+        if not t & (LETTER_C | LETTER_D) and self.has_store_choice(p):
             out.append(TAKE_STORE)
         if not t & LETTER_D and self.can_take_registry(p):
             out.append(TAKE_REGISTRY)
@@ -679,10 +720,11 @@ class Game:
         p = f[1]
         out = []
         ok: dict[int, bool] = {}
+        placement = self._placement(p)
         for tile in self.available_workers(p):
             num = NUMBER[worker_kind(tile)]
             if num not in ok:
-                ok[num] = bool(self.worker_spaces(p, num))
+                ok[num] = bool(self._worker_spaces(placement, num))
             if ok[num]:
                 k = worker_kind(tile)
                 out.append(FARMHAND0 + k if k < FARMHANDS else TOWNSFOLK0 + k - FARMHANDS)
@@ -858,7 +900,7 @@ class Game:
 
     # DEED (Deed Day)
     def _l_deed(self, f: tuple) -> list[int]:
-        return [DONE] + ([TAKE_STORE] if self.store_choices(f[1]) else [])
+        return [DONE] + ([TAKE_STORE] if self.has_store_choice(f[1]) else [])
 
     def _d_deed(self, f: tuple, action: int) -> None:
         self.stack.pop()
@@ -1094,6 +1136,15 @@ class Game:
             raise ValueError("Key Harvest JSON state: field 'legal' does not match the state's legal actions")
         return g
 
+
+# the decision frame each action letter opens: (name, *context after the seat)
+_LETTER_FRAMES = {
+    HARVEST: ("harvest", 0, 0),
+    PLAY_WORKER: ("worker", "turn"),
+    REMOVE_WORKER: ("remove",),
+    TAKE_STORE: ("store", 0),
+    TAKE_REGISTRY: ("registry", 0),
+}
 
 # frame name -> unbound handler, looked up once (the machine's hot path)
 _LEGAL = {name: getattr(Game, "_l_" + name) for name in PHASE_OF}

@@ -1,0 +1,85 @@
+"""The engine's speed paths against the plain readings of the rules they replace, on random game states:
+cached neighbour counts, the cached worker-placement table (KH-ACT-WORKER-3..5), ``can_play_worker``
+(KH-ACT-WORKER-2), ``has_store_choice`` (KH-ACT-PLACE-1/3/9, KH-EVENT-6) and ``auction.can_pay``."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from farmgames.envs.core.protocol import IllegalActionError
+from farmgames.envs.key_harvest import auction
+from farmgames.envs.key_harvest.board import (
+    BIT,
+    FULL,
+    NEIGHBOUR_MASK,
+    NUMBER,
+    cached_neighbour_counts,
+    dilate,
+    neighbour_counts,
+    spaces,
+    worker_kind,
+)
+from farmgames.envs.key_harvest.game import Game
+
+
+def plain_worker_spaces(g: Game, p: int, number: int) -> int:
+    """KH-ACT-WORKER-3..5 read directly: an empty space not next to a worker, or an own lower worker with no
+    worker next to it, with at least ``number`` neighbouring field tiles."""
+    f, w = g.fields[p], g.workers[p]
+    cand = FULL & ~(f | w) & ~dilate(w)
+    for s in spaces(w):
+        if NUMBER[worker_kind(g.worker_at[p][s])] < number and not NEIGHBOUR_MASK[s] & w:
+            cand |= BIT[s]
+    return cand & neighbour_counts(f)[number - 1]
+
+
+def states(n: int, seed: int, every: int = 3):
+    rng = random.Random(seed)
+    g = Game(n, seed)
+    step = 0
+    while not g.is_terminal():
+        if step % every == 0:
+            yield g
+        g.apply(rng.choice(g.legal_actions()))
+        step += 1
+
+
+def test_cached_neighbour_counts_equal_plain():
+    rng = random.Random(0)
+    for _ in range(3000):
+        m = rng.getrandbits(56) & rng.getrandbits(56)
+        assert cached_neighbour_counts(m) == neighbour_counts(m)
+        assert cached_neighbour_counts(m) == neighbour_counts(m)  # from the cache
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_placement_worker_and_store_paths_equal_plain(n):
+    checked = 0
+    for seed in range(3):
+        for g in states(n, 40 + seed):
+            for p in range(n):
+                assert g._placement(p) == g._placement_plain(p)
+                for number in range(1, 6):
+                    assert g.worker_spaces(p, number) == plain_worker_spaces(g, p, number)
+                plain_can = any(plain_worker_spaces(g, p, NUMBER[worker_kind(t)]) for t in g.available_workers(p))
+                assert g.can_play_worker(p) == plain_can
+                assert g.has_store_choice(p) == bool(g.store_choices(p))
+                for owner in range(n):
+                    for bid in g.bids[owner]:
+                        assert auction.can_pay(g.supply[p], bid) == all(s >= b for s, b in zip(g.supply[p], bid))
+                checked += 1
+    assert checked > 300
+
+
+def test_apply_fast_path_keeps_the_action_checks():
+    g = Game(4, 1)
+    legal = g.legal_actions()
+    with pytest.raises(IllegalActionError):
+        g.apply(True)
+    with pytest.raises(IllegalActionError):
+        g.apply(1.0)
+    g.apply(np.int64(legal[0]))
+    assert g.history == [legal[0]] and type(g.history[0]) is int
