@@ -192,6 +192,13 @@ class Narrator(Protocol):
 
 
 __all__ = [
-    "Bot", "Game", "IllegalActionError", "InformationState", "Narrator", "Observer", "Score", "SearchableGame",
+    "Bot",
+    "Game",
+    "IllegalActionError",
+    "InformationState",
+    "Narrator",
+    "Observer",
+    "Score",
+    "SearchableGame",
     "SimultaneousGame",
 ]
