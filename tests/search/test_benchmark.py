@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from farmgames.training.benchmark import deal_seeds, leaderboard_header, record_of
 from farmgames.training.cli import main
 
@@ -13,6 +15,7 @@ def test_deals_are_fixed() -> None:
 
 
 def test_benchmark_writes_json_and_a_leaderboard_row(tmp_path, capsys) -> None:
+    pytest.importorskip("openskill")  # the ratings (the train extra)
     out = tmp_path / "r.json"
     docs = tmp_path / "docs"
     code = main(
