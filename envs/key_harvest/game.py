@@ -86,6 +86,7 @@ ENV_NAME = "key_harvest_v0"
 EVENT0 = NUM_SPACES  # bag items: 0-55 field tiles, 56-69 event tiles (kind EVENT_TILES[item - 56])
 UNLIMITED = 99  # the Merchant's exchange has no limit (KH-RULING-5)
 _PLACEMENTS: dict[tuple, tuple] = {}  # Game._placement's cache (pure function of its key)
+_PLAYABLE: dict[tuple, bool] = {}  # Game.can_play_worker's cache (same key)
 
 # decision frame name -> §16 phase
 PHASE_OF = {
@@ -374,10 +375,10 @@ class Game:
     def _placement(self, p: int) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ...]]:
         """What :meth:`worker_spaces` needs for every number at once: the empty spaces not next to a worker,
         (number, bit) of the own workers that may be replaced by a higher one, and the neighbour counts.
-        Cached by its inputs (the board's fields and where every worker lies: worker_space and town say
-        which tile is on which space of which board, validate_state keeps worker_at consistent with them);
+        Cached by its inputs (:meth:`_worker_key`: worker_space and town say which tile is on which space of
+        which board, validate_state keeps worker_at consistent with them);
         tests/key_harvest/test_speed_paths.py compares it with the plain computation."""
-        key = (p, self.fields[p], *self.worker_space, *self.town)
+        key = self._worker_key(p)
         placement = _PLACEMENTS.get(key)
         if placement is None:
             if len(_PLACEMENTS) >= 1 << 14:
@@ -406,8 +407,25 @@ class Game:
                 cand |= bit
         return cand & counts[number - 1]
 
+    def _worker_key(self, p: int) -> tuple:
+        """What :meth:`_placement` and :meth:`can_play_worker` of seat ``p`` depend on: the board's fields,
+        where its farmhands are, where every townsfolk is (town and space)."""
+        ws, b = self.worker_space, FARMHANDS * p
+        return (p, self.fields[p], *ws[b : b + FARMHANDS], *ws[TOWNSFOLK_BASE:], *self.town)
+
     def can_play_worker(self, p: int) -> bool:
-        """Some available worker (KH-ACT-WORKER-2) has a space (the numbers are tried once each)."""
+        """Some available worker (KH-ACT-WORKER-2) has a space. Asked at every TURN decision, it depends only
+        on the board's fields and where the workers are, so it is cached like :meth:`_placement`."""
+        key = self._worker_key(p)
+        playable = _PLAYABLE.get(key)
+        if playable is None:
+            if len(_PLAYABLE) >= 1 << 14:
+                _PLAYABLE.clear()
+            playable = _PLAYABLE[key] = self._can_play_worker_plain(p)
+        return playable
+
+    def _can_play_worker_plain(self, p: int) -> bool:
+        """The numbers of the available workers, each tried once."""
         ws, town, b = self.worker_space, self.town, FARMHANDS * p
         numbers = 0  # bit k: a worker numbered k is available
         for k in range(FARMHANDS):

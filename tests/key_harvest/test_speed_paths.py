@@ -65,7 +65,7 @@ def test_placement_worker_and_store_paths_equal_plain(n):
                 for number in range(1, 6):
                     assert g.worker_spaces(p, number) == plain_worker_spaces(g, p, number)
                 plain_can = any(plain_worker_spaces(g, p, NUMBER[worker_kind(t)]) for t in g.available_workers(p))
-                assert g.can_play_worker(p) == plain_can
+                assert g.can_play_worker(p) == plain_can == g._can_play_worker_plain(p)
                 assert g.has_store_choice(p) == bool(g.store_choices(p))
                 for owner in range(n):
                     for bid in g.bids[owner]:
