@@ -60,7 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trust-checkpoint", action="store_true", help="allow unpickling SB3 .zip checkpoints")
     parser.add_argument("--out", help="JSON result path (default benchmark_<game>_<policy>.json; ladder: docs)")
     parser.add_argument("--log", help="JSON-lines log of every game (default <out>.games.jsonl)")
-    parser.add_argument("--aggregate", metavar="LOG", help="rebuild the report from a log instead of playing")
+    parser.add_argument(
+        "--aggregate", metavar="LOG", help="rebuild the report from a games log (or a ladder.json) instead of playing"
+    )
     parser.add_argument("--docs", default=str(DOCS), help="docs folder for --ladder (default the repo's docs/)")
 
 
@@ -353,7 +355,13 @@ def ladder_markdown(res: dict) -> str:
     for a in order:
         cells = ["-" if a == b else _pct(res["pairs"][a][b]) for b in order]
         lines.append(f"| {a} | " + " | ".join(cells) + " |")
-    lines += ["", "Decisions/s counts only decisions with more than one legal action (the others are free).", ""]
+    lines += [
+        "",
+        "Decisions/s: wall clock of the decisions with more than one legal action (the others are free), during",
+        "the round robin, one process on a 2-core machine shared with other jobs (docs/benchmark.md has figures",
+        "measured apart).",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -382,8 +390,11 @@ def run_ladder(args: argparse.Namespace) -> int:
     if args.opponents:
         command += " --opponents " + " ".join(args.opponents)
     start = time.perf_counter()
-    timing = None
-    if args.aggregate:
+    timing, generated = None, None
+    if args.aggregate and str(args.aggregate).endswith(".json"):  # a ladder.json: rewrite its page
+        old = json.loads(Path(args.aggregate).read_text())
+        rows, timing, generated, entrants = old["games"], old.get("timing"), old.get("generated"), old["entrants"]
+    elif args.aggregate:
         rows = _read_log(args.aggregate)
     else:
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -393,6 +404,8 @@ def run_ladder(args: argparse.Namespace) -> int:
             args.game, args.players, entrants, tables, args.deals, log, trust=args.trust_checkpoint
         )
     res = ladder_result(rows, entrants, args.game, args.players, timing, command, time.perf_counter() - start)
+    if generated:
+        res["generated"] = generated
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(res, indent=1) + "\n")
     md = out.with_suffix(".md")
