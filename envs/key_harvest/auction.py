@@ -6,6 +6,8 @@ from typing import Any
 
 from .board import NUM_CROPS
 
+CH_STOCK, CH_BIDS = 16, 8  # the change-log tags of game.py (kept equal by tests/key_harvest/test_speed_paths.py)
+
 
 def can_pay(supply: list[int], bid: list[int]) -> bool:
     """Exact payment possible: as many counters of exactly the same crops (KH-ACT-PLACE-3/9)."""
@@ -24,10 +26,12 @@ def settle(game: Any, p: int, owner: int, slot: int) -> None:
             continue
         if owner == p:  # own store: the bid goes to the general stock
             game.stock[c] += k
+            game.changes.append(CH_STOCK)
         else:  # pay the owner the same crops; the owner also takes the bid behind the screen
             game._lose(p, c, k)
             game._gain(owner, c, 2 * k)
         bid[c] = 0
+    game.changes.append(CH_BIDS + owner)
 
 
 def giveable(supply: list[int], stock: list[int], given: int, count: int) -> list[int]:

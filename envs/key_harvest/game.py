@@ -85,6 +85,12 @@ GAME_NAME = "key_harvest"
 ENV_NAME = "key_harvest_v0"
 EVENT0 = NUM_SPACES  # bag items: 0-55 field tiles, 56-69 event tiles (kind EVENT_TILES[item - 56])
 UNLIMITED = 99  # the Merchant's exchange has no limit (KH-RULING-5)
+# Change log for incremental observers (Observer.fill): every write to one of these parts of the state
+# appends its tag to ``Game.changes`` (tests/key_harvest/test_speed_paths.py checks, decision by decision
+# on random games, that every part that changed was logged). Setup and direct writes are not logged: an
+# observer syncs completely with a game it has not followed.
+CH_BOARD, CH_COUNTERS, CH_BIDS, CH_STORE = 0, 4, 8, 12  # + seat: board, supply/net/min_net, bids, store
+CH_STOCK, CH_REGISTRY, CH_BAG, CH_EVENTS, CH_WORKERS, CH_NEW = 16, 17, 18, 19, 20, 21  # bag: bag and fallow
 _PLACEMENTS: dict[tuple, tuple] = {}  # Game._placement's cache (pure function of its key)
 _PLAYABLE: dict[tuple, bool] = {}  # Game.can_play_worker's cache (same key)
 
@@ -153,6 +159,7 @@ class Game:
             raise ValueError(f"first_player must be None or a seat 0..{num_players - 1}, got {first_player!r}")
         self.first_player = first_player
         self.history: list[int] = []
+        self.changes: list[int] = []  # the change log (CH_* tags)
         self._legal: list[int] | None = None
         self._setup(random.Random(self.seed))
         self._advance()
@@ -315,6 +322,7 @@ class Game:
         d["bids"] = [[list(b) for b in row] for row in self.bids]
         if self._legal is not None:
             d["_legal"] = list(self._legal)
+        d["changes"] = []  # a new log: observers sync completely with a game they have not followed
         g.__dict__ = d
         return g
 
@@ -381,7 +389,7 @@ class Game:
         key = self._worker_key(p)
         placement = _PLACEMENTS.get(key)
         if placement is None:
-            if len(_PLACEMENTS) >= 1 << 14:
+            if len(_PLACEMENTS) >= 1 << 12:  # about 1 MB
                 _PLACEMENTS.clear()
             placement = _PLACEMENTS[key] = self._placement_plain(p)
         return placement
@@ -419,7 +427,7 @@ class Game:
         key = self._worker_key(p)
         playable = _PLAYABLE.get(key)
         if playable is None:
-            if len(_PLAYABLE) >= 1 << 14:
+            if len(_PLAYABLE) >= 1 << 12:
                 _PLAYABLE.clear()
             playable = _PLAYABLE[key] = self._can_play_worker_plain(p)
         return playable
@@ -472,24 +480,29 @@ class Game:
         """Counters into ``p``'s supply: every transfer is public (KH-INFO-6), so the net is tracked."""
         self.supply[p][crop] += k
         self.net[p][crop] += k
+        self.changes.append(CH_COUNTERS + p)
 
     def _lose(self, p: int, crop: int, k: int = 1) -> None:
         self.supply[p][crop] -= k
         self.net[p][crop] -= k
+        self.changes.append(CH_COUNTERS + p)
         if self.net[p][crop] < self.min_net[p][crop]:
             self.min_net[p][crop] = self.net[p][crop]
 
     def _take_from_stock(self, p: int, crop: int) -> None:
         self.stock[crop] -= 1
+        self.changes.append(CH_STOCK)
         self._gain(p, crop)
 
     def _give_to_stock(self, p: int, crop: int) -> None:
         self._lose(p, crop)
         self.stock[crop] += 1
+        self.changes.append(CH_STOCK)
 
     def _harvest_tile(self, p: int, s: int) -> None:
         """Turn one tile and take its crop, or a substitute (KH-ACT-HARVEST-6..10, 14)."""
         self.unharvested[p] &= ~BIT[s]
+        self.changes.append(CH_BOARD + p)
         crop = CROP_OF[s]
         if self.stock[crop]:
             self._take_from_stock(p, crop)
@@ -501,6 +514,7 @@ class Game:
         """A field tile onto its own space, unharvested (KH-ACT-PLACE-5/6, KH-TILE-3)."""
         self.fields[p] |= BIT[tile]
         self.unharvested[p] |= BIT[tile]
+        self.changes.append(CH_BOARD + p)
         w = self.worker_at[p][tile]
         if w >= 0:  # KH-ACT-PLACE-6/7: the worker is displaced and may be re-placed at once
             self._lift_worker(p, w)
@@ -511,11 +525,13 @@ class Game:
         self.worker_space[tile] = -1
         self.worker_at[p][s] = -1
         self.workers[p] &= ~BIT[s]
+        self.changes += (CH_BOARD + p, CH_WORKERS)
 
     def _return_worker(self, tile: int) -> None:
         """Back to its supply: farmhands beside the board, townsfolk to the town (KH-ACT-WORKER-6/7)."""
         if tile >= TOWNSFOLK_BASE:
             self.town[tile - TOWNSFOLK_BASE] = -1
+            self.changes.append(CH_WORKERS)
 
     def _place_worker(self, p: int, tile: int, s: int) -> None:
         old = self.worker_at[p][s]
@@ -525,6 +541,7 @@ class Game:
         self.worker_space[tile] = s
         self.worker_at[p][s] = tile
         self.workers[p] |= BIT[s]
+        self.changes += (CH_BOARD + p, CH_WORKERS)
         if tile >= TOWNSFOLK_BASE:
             self.town[tile - TOWNSFOLK_BASE] = p
 
@@ -635,6 +652,10 @@ class Game:
         """KH-TURN-5, KH-END-3, KH-END-6."""
         self.stack.pop()
         n = self.num_players
+        if self.rebenefit:
+            self.changes.append(CH_WORKERS)
+        if self.new_in_store:
+            self.changes.append(CH_NEW)
         self.taken = self.actions_taken = self.rebenefit = self.pending_extra = 0
         self.new_in_store = []
         self.turns += 1
@@ -660,6 +681,8 @@ class Game:
                 for c in range(NUM_CROPS):
                     self.stock[c] += self.bids[p][k][c]
                     self.bids[p][k][c] = 0
+            self.changes.append(CH_BIDS + p)
+        self.changes.append(CH_STOCK)
         self.over = True
         self.stack = []
 
@@ -706,6 +729,7 @@ class Game:
             self._harvest_tile(p, s)
         else:  # KH-ACT-HARVEST-12: Casual or Spring Rain turn a tile back
             self.unharvested[p] |= BIT[s]
+            self.changes.append(CH_BOARD + p)
 
     # SUBSTITUTE
     def _l_subst(self, f: tuple) -> list[int]:
@@ -787,6 +811,7 @@ class Game:
         tile = self.store[owner][k]
         auction.settle(self, p, owner, k)
         self.store[owner][k] = -1
+        self.changes.append(CH_STORE + owner)
         if n + 1 < 2:
             self.stack.append(("store", p, n + 1))
         self._place_field(p, tile, surveyed=False)
@@ -805,6 +830,7 @@ class Game:
         self._place_worker(p, tile, s)
         if not surveyed and not self.rebenefit >> tile & 1:  # KH-ACT-PLACE-11 (1) and (2)
             self.rebenefit |= 1 << tile
+            self.changes.append(CH_WORKERS)
             self._benefit(p, tile, s)
 
     # REGISTRY and BID (action (d), KH-ACT-BID-1..10): ("registry", p, taken), ("bid", p, slot, count)
@@ -826,6 +852,7 @@ class Game:
         slot = self.store[p].index(-1)  # KH-ACT-BID-10: lowest empty space
         self.store[p][slot] = tile
         self.new_in_store.append(tile)
+        self.changes += (CH_REGISTRY, CH_STORE + p, CH_NEW)
         if n + 1 < 2:
             self.stack.append(("registry", p, n + 1))
         self.stack.append(("refill",))  # KH-ACT-BID-9
@@ -843,6 +870,7 @@ class Game:
         c = action - CROP0
         self._lose(p, c)
         self.bids[p][slot][c] += 1
+        self.changes.append(CH_BIDS + p)
         self.stack.append(("bid", p, slot, count + 1))
 
     # refill loop with events (KH-DRAW-1..9, KH-RULING-11)
@@ -852,8 +880,10 @@ class Game:
             item = bag.pop()
             if item < EVENT0:
                 reg[reg.index(-1)] = item
+                self.changes += (CH_BAG, CH_REGISTRY)
                 continue
             self.events.append(item)
+            self.changes += (CH_BAG, CH_EVENTS)
             self._start_event(EVENT_TILES[item - EVENT0])
             return
         self.stack.pop()
@@ -987,6 +1017,7 @@ class Game:
         i = action - REGISTRY0
         self.fallow.append(self.registry[i])
         self.registry[i] = -1
+        self.changes += (CH_BAG, CH_REGISTRY)
 
     def _l_survey(self, f: tuple) -> list[int]:
         return [DONE] + [REGISTRY0 + i for i, t in enumerate(self.registry) if t >= 0]
@@ -999,6 +1030,7 @@ class Game:
         i = action - REGISTRY0
         tile = self.registry[i]
         self.registry[i] = -1
+        self.changes.append(CH_REGISTRY)
         if self.event_depth == 0:
             self.stack.append(("refill",))  # KH-RULING-5: outside an event the registry is refilled
         self._place_field(p, tile, surveyed=True)
@@ -1137,6 +1169,7 @@ class Game:
         if not isinstance(stack, list) or not all(isinstance(f, list) and f for f in stack):
             raise ValueError("Key Harvest JSON state: field 'stack' must be a list of frames")
         g.stack = [tuple(tuple(x) if isinstance(x, list) else x for x in f) for f in stack]
+        g.changes = []
         from .validate import validate_state
 
         try:

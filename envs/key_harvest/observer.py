@@ -55,7 +55,22 @@ from .board import (
     spaces,
     worker_kind,
 )
-from .game import EXTRA_SUPERVISOR, PHASE_OF, PICK_KINDS, UNLIMITED
+from .game import (
+    CH_BAG,
+    CH_BIDS,
+    CH_BOARD,
+    CH_COUNTERS,
+    CH_EVENTS,
+    CH_NEW,
+    CH_REGISTRY,
+    CH_STOCK,
+    CH_STORE,
+    CH_WORKERS,
+    EXTRA_SUPERVISOR,
+    PHASE_OF,
+    PICK_KINDS,
+    UNLIMITED,
+)
 
 BOARD_PLANES: tuple[Feature, ...] = (
     ("field", "a field tile lies on the space", 1.0),
@@ -308,12 +323,14 @@ class Observer:
             mv[board + q * NUM_SPACES * N_PLANES : board + (q + 1) * NUM_SPACES * N_PLANES] for q in range(n)
         ]
         self._row_mv = [mv[players + q * NPF : players + (q + 1) * NPF] for q in range(n)]
-        self._own: list[tuple] = [(None,) * 4] * n  # per viewer: inputs and blocks of what only it sees
+        self._own: list[tuple | None] = [None] * n  # per viewer: the blocks of what only it sees (None: stale)
         self._contexts: dict[tuple, memoryview] = {}  # (frame key, event kind) -> state[_PHASE0:]
         self._masks: dict[int, memoryview] = {}  # ctx_spaces of a space mask
         self._plans: dict[int, tuple] = {}  # id(buffer.flat) -> its copies and offsets (see _plan)
         self._state0 = state
-        self._bids_seen: list[Any] = [None] * n  # per seat: (bids, store) last written
+        self._game: Any = None  # the game the master follows, its change log and the log entries applied
+        self._log: list[int] | None = None
+        self._pos = 0
         self._context_view = mv[state + _PHASE0 : e["state"].stop]
         self._ctx_view = mv[e["ctx_spaces"].start : e["ctx_spaces"].stop]
         assert e["state"].stop == e["ctx_spaces"].start and e["registry"].stop == e["tile_places"].start
@@ -398,7 +415,7 @@ class Observer:
         for dst, src in plan[2]:
             dst[:] = src
         own = self._own[seat]
-        if own[0] != game.supply[seat] or own[1] != game.town or own[2] != game.start[seat] or own[3] != game.pool:
+        if own is None:  # its supply or the town changed (the change log says so), or a new game
             own = self._own_blocks(game, seat)
         plan[3][:] = own[4]
         plan[4][:] = own[5]
@@ -429,42 +446,79 @@ class Observer:
     def _own_blocks(self, game: Any, seat: int) -> tuple:
         """What only ``seat`` sees, with the inputs it was computed from: its row's supply_known, exact and
         lower bound (its own supply), ``own_*`` and ``start_pool_others_*`` of ``state``, ``townsfolk``."""
-        n, own, start, pool = self.num_players, game.supply[seat], game.start[seat], game.pool
+        n, own = self.num_players, game.supply[seat]
         row = np.array([1, *own, *own], np.float32)
         state = np.array([*own, *others_start_pool(game, seat)], np.float32)
         town = np.zeros((6, n + 1), np.float32)
         for t, owner in enumerate(game.town):
             town[t, 0 if owner < 0 else 1 + (owner - seat) % n] = 1.0
-        blocks = (list(own), list(game.town), list(start), list(pool), *map(memoryview, (row, state, town.reshape(-1))))
+        blocks = (None, None, None, None, *map(memoryview, (row, state, town.reshape(-1))))
         self._own[seat] = blocks
         return blocks
 
     def _sync(self, game: Any) -> None:
-        """Bring the master (seat order, seen by nobody) up to date with ``game``, part by part."""
-        seen = self._seen
-        # boards: worker_space says where every worker lies (validate_state keeps worker_at consistent)
-        if seen.get("boards") != (game.fields, game.unharvested, game.worker_space):
-            seen["boards"] = (list(game.fields), list(game.unharvested), list(game.worker_space))
-            for q, (f, u, at) in enumerate(self._board_seen):
-                if game.fields[q] != f or game.unharvested[q] != u or game.worker_at[q] != at:
-                    self._sync_board(game, q)
-        # stores, registry, bag and fallow, events (the townsfolk entry is the viewer's, see fill)
-        v = self._master.views
-        if seen.get("store") != game.store:
-            seen["store"] = [list(r) for r in game.store]
-            for q in range(self.num_players):
-                self._write_store(game, v, q, q)
-        if seen.get("registry") != game.registry:
-            seen["registry"] = list(game.registry)
-            self._write_registry(game, v)
-        if seen.get("places") != (game.bag, game.fallow):
-            seen["places"] = (list(game.bag), list(game.fallow))
-            self._write_places(game, v)
-        if seen.get("events") != game.events:
-            seen["events"] = list(game.events)
-            self._write_events(game, v)
-        self._sync_rows(game)
+        """Bring the master (seat order, seen by nobody) up to date with ``game``: the parts named in the
+        engine's change log since the last sync (``Game.changes``, CH_* tags), everything for a game this
+        observer has not followed (another game, a clone, a loaded state); the turn flags, turn values and
+        decision context (which change at most decisions) by comparison with what was written."""
+        log = game.changes
+        if self._game is not game or self._log is not log or len(log) < self._pos:
+            self._sync_all(game)
+        elif len(log) > self._pos:
+            self._sync_changes(game, set(log[self._pos :]))
+        self._pos = len(log)
+        self._sync_flags(game)
         self._sync_state(game)
+
+    def _sync_all(self, game: Any) -> None:
+        n, v = self.num_players, self._master.views
+        self._game, self._log = game, game.changes
+        self._master.flat[:] = 0.0
+        self._seen = {}
+        self._own = [None] * n
+        self._board_seen = [(0, 0, [-1] * NUM_SPACES)] * n
+        for q in range(n):
+            self._sync_board(game, q)
+            self._write_store(game, v, q, q)
+            self._write_counters(game, q)
+            self._write_bids(game, q)
+        self._write_registry(game, v)
+        self._write_places(game, v)
+        self._write_events(game, v)
+        self._write_workers(game)
+        self._write_stock(game)
+        self._write_tiles(game)
+
+    def _sync_changes(self, game: Any, tags: set[int]) -> None:  # noqa: C901 - one branch per tag
+        n, v = self.num_players, self._master.views
+        for tag in tags:
+            if tag < CH_COUNTERS:
+                self._sync_board(game, tag - CH_BOARD)
+            elif tag < CH_BIDS:
+                self._write_counters(game, tag - CH_COUNTERS)
+                self._own[tag - CH_COUNTERS] = None
+            elif tag < CH_STORE:
+                self._write_bids(game, tag - CH_BIDS)
+            elif tag < CH_STOCK:
+                q = tag - CH_STORE
+                self._write_store(game, v, q, q)
+                self._write_bids(game, q)  # its store*_new flags
+            elif tag == CH_STOCK:
+                self._write_stock(game)
+            elif tag == CH_REGISTRY:
+                self._write_registry(game, v)
+            elif tag == CH_BAG:
+                self._write_places(game, v)
+                self._write_tiles(game)
+            elif tag == CH_EVENTS:
+                self._write_events(game, v)
+                self._write_tiles(game)
+            elif tag == CH_WORKERS:
+                self._write_workers(game)
+                self._own = [None] * n  # the townsfolk entry
+            elif tag == CH_NEW:
+                for q in range(n):
+                    self._write_bids(game, q)
 
     def _sync_board(self, game: Any, q: int) -> None:
         """Rewrite the planes of the spaces of board ``q`` whose tile or worker changed."""
@@ -485,85 +539,78 @@ class Observer:
                         mv[o], mv[o + 1], mv[o + 2] = 1, NUMBER[worker_kind(tile)], tile >= TOWNSFOLK_BASE
         self._board_seen[q] = (f, u, list(at))
 
-    def _sync_rows(self, game: Any) -> None:
-        """The master's player rows (PLAYER_FEATURES of every seat as the others see it), by segment."""
-        seen, rows, n = self._seen, self._row_mv, self.num_players
+    # the master's player rows: PLAYER_FEATURES of every seat as the others see it, by segment
+
+    def _sync_flags(self, game: Any) -> None:
         f = game.stack[-1] if game.stack else None
         acting = f[1] if f is not None else -1
         flags = (game.active, acting, game.start_player, acting if game.event_depth else -1)
-        if seen.get("flags") != flags:
-            seen["flags"] = flags
+        if self._seen.get("flags") != flags:
+            self._seen["flags"] = flags
             active, acting, start, event_player = flags
-            for q in range(n):
-                rows[q][0], rows[q][1], rows[q][2], rows[q][3] = (
-                    q == active,
-                    q == acting,
-                    q == start,
-                    q == event_player,
-                )
-        if seen.get("workers") != (game.worker_space, game.rebenefit):
-            seen["workers"] = (list(game.worker_space), game.rebenefit)
-            ws, reb = game.worker_space, game.rebenefit
-            for q in range(n):
-                b, r = FARMHANDS * q, reb >> FARMHANDS * q
-                self._pack_workers(
-                    rows[q],
-                    4 * _PF["farmhand_off_apprentice"],
-                    *(ws[b + k] < 0 for k in range(FARMHANDS)),
-                    *(r >> k & 1 for k in range(FARMHANDS)),
-                )
-        if seen.get("net") != (game.net, game.min_net, game.start):
-            old = seen.get("net")
-            seen["net"] = ([list(r) for r in game.net], [list(r) for r in game.min_net], [list(r) for r in game.start])
-            two = n == 2
-            for q in range(n):
-                net, mn, st = game.net[q], game.min_net[q], game.start[q]
-                if old is not None and old[0][q] == net and old[1][q] == mn and old[2][q] == st:
-                    continue
-                if two:  # the 2-player start counters are public (KH-SETUP-18)
-                    ex = [st[c] + net[c] for c in range(NUM_CROPS)]
-                    known, low = 1, ex
-                else:
-                    ex, known, low = [0] * NUM_CROPS, 0, [net[c] - mn[c] for c in range(NUM_CROPS)]
-                self._pack_counters(
-                    rows[q],
-                    4 * _PF["supply_total"],
-                    sum(st) + sum(net),
-                    known,
-                    *ex,
-                    *low,
-                    *(x if x > 0 else 0 for x in net),
-                    *(-x if x < 0 else 0 for x in net),
-                )
+            for q, row in enumerate(self._row_mv):
+                row[0], row[1], row[2], row[3] = q == active, q == acting, q == start, q == event_player
+
+    def _write_workers(self, game: Any) -> None:
+        ws, reb = game.worker_space, game.rebenefit
+        for q, row in enumerate(self._row_mv):
+            b, r = FARMHANDS * q, reb >> FARMHANDS * q
+            self._pack_workers(
+                row,
+                4 * _PF["farmhand_off_apprentice"],
+                ws[b] < 0,
+                ws[b + 1] < 0,
+                ws[b + 2] < 0,
+                ws[b + 3] < 0,
+                ws[b + 4] < 0,
+                ws[b + 5] < 0,
+                r & 1,
+                r >> 1 & 1,
+                r >> 2 & 1,
+                r >> 3 & 1,
+                r >> 4 & 1,
+                r >> 5 & 1,
+            )
+
+    def _write_counters(self, game: Any, q: int) -> None:
+        net, mn, st = game.net[q], game.min_net[q], game.start[q]
+        if self.num_players == 2:  # the 2-player start counters are public (KH-SETUP-18)
+            ex = [st[c] + net[c] for c in range(NUM_CROPS)]
+            known, low = 1, ex
+        else:
+            ex, known, low = [0] * NUM_CROPS, 0, [net[c] - mn[c] for c in range(NUM_CROPS)]
+        self._pack_counters(
+            self._row_mv[q],
+            4 * _PF["supply_total"],
+            sum(st) + sum(net),
+            known,
+            *ex,
+            *low,
+            *[x if x > 0 else 0 for x in net],
+            *[-x if x < 0 else 0 for x in net],
+        )
+
+    def _write_bids(self, game: Any, q: int) -> None:
         new = game.new_in_store
-        if seen.get("new") != new:  # the flags of every store
-            seen["new"] = list(new)
-            seen["bids"] = None
-            self._bids_seen = [None] * n
-        bids_seen = self._bids_seen
-        if seen.get("bids") == (game.bids, game.store):
-            return
-        seen["bids"] = ([[list(b) for b in r] for r in game.bids], [list(r) for r in game.store])
-        for q in range(n):
-            if bids_seen[q] != (game.bids[q], game.store[q]):
-                bids_seen[q] = ([list(b) for b in game.bids[q]], list(game.store[q]))
-                (b0, b1), (t0, t1) = game.bids[q], game.store[q]
-                self._pack_bids(rows[q], 4 * _PF["bid1_wheat"], *b0, *b1, t0 >= 0 and t0 in new, t1 >= 0 and t1 in new)
+        (b0, b1), (t0, t1) = game.bids[q], game.store[q]
+        self._pack_bids(self._row_mv[q], 4 * _PF["bid1_wheat"], *b0, *b1, t0 >= 0 and t0 in new, t1 >= 0 and t1 in new)
+
+    # the master's state (but the viewer's own supply and pool) and ctx_spaces
+
+    def _write_stock(self, game: Any) -> None:
+        self._pack_stock(self._master.flat, 4 * self._state0, *game.stock)
+
+    def _write_tiles(self, game: Any) -> None:
+        in_bag = NUM_EVENT_TILES - len(game.events) - len(game.removed)  # counts only (KH-INFO-3/4)
+        out = [0] * len(EVENTS)
+        for t in game.events:
+            out[EVENT_TILES[t - NUM_SPACES]] += 1
+        self._pack_tiles(
+            self._master.flat, 4 * (self._state0 + _SF["bag_fields"]), len(game.bag) - in_bag, in_bag, *out
+        )
 
     def _sync_state(self, game: Any) -> None:
-        """The master's ``state`` (but the viewer's own supply and pool) and ``ctx_spaces``."""
         seen, flat, s0 = self._seen, self._master.flat, 4 * self._state0
-        if seen.get("stock") != game.stock:
-            seen["stock"] = list(game.stock)
-            self._pack_stock(flat, s0, *game.stock)
-        key = (len(game.bag), len(game.removed), game.events)
-        if seen.get("tiles") != key:
-            seen["tiles"] = (key[0], key[1], list(game.events))
-            in_bag = NUM_EVENT_TILES - len(game.events) - len(game.removed)  # counts only (KH-INFO-3/4)
-            out = [0] * len(EVENTS)
-            for t in game.events:
-                out[EVENT_TILES[t - NUM_SPACES]] += 1
-            self._pack_tiles(flat, s0 + 4 * _SF["bag_fields"], len(game.bag) - in_bag, in_bag, *out)
         t, reb, pend = game.taken, game.rebenefit >> TOWNSFOLK_BASE, game.pending_extra
         key = (t, game.actions_taken, game.end_triggered, game.turns_left, game.rounds, len(game.events), pend, reb)
         if seen.get("turn") != key:
@@ -578,7 +625,12 @@ class Observer:
                 *key[1:6],
                 pend & EXTRA_SUPERVISOR,
                 pend >> 1 & 1,
-                *(reb >> k & 1 for k in range(6)),
+                reb & 1,
+                reb >> 1 & 1,
+                reb >> 2 & 1,
+                reb >> 3 & 1,
+                reb >> 4 & 1,
+                reb >> 5 & 1,
             )
         f = game.stack[-1] if game.stack else None
         # the context part does not depend on the deciding seat (f[1]) nor on the HARVEST group and the

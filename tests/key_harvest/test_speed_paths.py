@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from farmgames.envs.core.protocol import IllegalActionError
-from farmgames.envs.key_harvest import auction
+from farmgames.envs.key_harvest import auction, game
 from farmgames.envs.key_harvest.board import (
     BIT,
     FULL,
@@ -83,3 +83,40 @@ def test_apply_fast_path_keeps_the_action_checks():
         g.apply(1.0)
     g.apply(np.int64(legal[0]))
     assert g.history == [legal[0]] and type(g.history[0]) is int
+
+
+def _parts(g: Game) -> dict[int, object]:
+    """Each logged part of the state, by its change-log tag."""
+    n = g.num_players
+    parts: dict[int, object] = {}
+    for q in range(n):
+        parts[game.CH_BOARD + q] = (g.fields[q], g.unharvested[q], g.workers[q], list(g.worker_at[q]))
+        parts[game.CH_COUNTERS + q] = (list(g.supply[q]), list(g.net[q]), list(g.min_net[q]))
+        parts[game.CH_BIDS + q] = [list(b) for b in g.bids[q]]
+        parts[game.CH_STORE + q] = list(g.store[q])
+    parts[game.CH_STOCK] = list(g.stock)
+    parts[game.CH_REGISTRY] = list(g.registry)
+    parts[game.CH_BAG] = (list(g.bag), list(g.fallow))
+    parts[game.CH_EVENTS] = list(g.events)
+    parts[game.CH_WORKERS] = (list(g.worker_space), list(g.town), g.rebenefit)
+    parts[game.CH_NEW] = list(g.new_in_store)
+    return parts
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_change_log_names_every_part_that_changed(n):
+    """Game.changes (read by the incremental observer): every decision logs the tag of every part it changed."""
+    assert (auction.CH_STOCK, auction.CH_BIDS) == (game.CH_STOCK, game.CH_BIDS)
+    logged = 0
+    for seed in range(4):
+        g = Game(n, 70 + seed)
+        rng = random.Random(seed)
+        while not g.is_terminal():
+            before, start = _parts(g), len(g.changes)
+            g.apply(rng.choice(g.legal_actions()))
+            after, tags = _parts(g), set(g.changes[start:])
+            changed = {tag for tag in before if before[tag] != after[tag]}
+            assert changed <= tags, (seed, len(g.history), changed - tags)
+            logged += len(changed)
+        assert g.clone().changes == []
+    assert logged > 1000
