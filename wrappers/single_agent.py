@@ -144,6 +144,7 @@ class SingleAgentEnv(gymnasium.Env):
         if not isinstance(self.action_space, spaces.Discrete):
             raise TypeError(f"expected a Discrete action space, got {self.action_space}")
         self.facts = _facts(spec, self._aec, self.variant)
+        self._init_fast_path()
         if opponents is None:
             opponents = "heuristic" if "heuristic" in spec.bots else "random"
         self._policy_cache: dict[tuple, Any] = {}
@@ -322,8 +323,10 @@ class SingleAgentEnv(gymnasium.Env):
             # the game is abandoned: the episode ends with the illegal-action penalty (MaskablePPO never
             # gets here; gymnasium's and SB3's env checkers do, with unmasked random actions)
             self._done = True
+            # new arrays: the previous step handed out these very ones (its observation and info mask)
+            self._obs = {key: value.copy() for key, value in self._obs.items()}
             info = self._info(illegal=True)
-            return self._obs["observation"].copy(), self.illegal_reward, True, False, info
+            return self._obs["observation"], self.illegal_reward, True, False, info
         reward = self._aec_step(action)
         self._decisions += 1
         self._done = self._game_over()
@@ -333,7 +336,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now (bool), for sb3-contrib's MaskablePPO."""
-        return np.asarray(self._mask(), dtype=bool)
+        # a view, not a copy: the int8 0/1 mask is fresh per learner observation and never written again
+        return self._mask().view(np.bool_)
 
     def render(self):
         return self._aec.render()
@@ -353,9 +357,11 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _aec_step(self, action: int) -> float:
         """One step of the PettingZoo env (whoever's decision it is); returns the LEARNER's reward from
-        that step, never the reward of the agent that moved."""
-        self._aec.step(action)
-        return float(self._aec.rewards.get(self._learner_agent, 0.0)) * self.reward_scale
+        that step, never the reward of the agent that moved. (The raw env's step: the flatten wrapper
+        only forwards it.)"""
+        raw = self._raw
+        raw.step(action)
+        return float(raw.rewards.get(self._learner_agent, 0.0)) * self.reward_scale
 
     def _play_opponents(self) -> float:
         """Let the other seats decide until it is the learner's turn or the game ends; returns the
@@ -366,20 +372,66 @@ class SingleAgentEnv(gymnasium.Env):
         reward = 0.0
         while not game.is_terminal() and aec.agent_selection != learner:
             agent = aec.agent_selection
-            seat = self.agents.index(agent)
-            policy = self.opponents[seat]
+            policy = self.opponents[self._raw.agent_name_mapping[agent]]
             if getattr(policy, "needs_observation", True):
                 obs = aec.observe(agent)
                 action = policy.act(obs["observation"], obs["action_mask"])
+            elif type(policy) is BotPolicy:  # it reads the engine, never the mask: none is built for it
+                action = policy.act(None, None)
             else:
                 action = policy.act(None, game.legal_mask().astype(np.int8))
             reward += self._aec_step(as_index(action))  # an opponent's 38.9 is refused too
         self._done = game.is_terminal()
         return reward
 
+    def _init_fast_path(self) -> None:
+        """The learner's flat observation straight from the raw env's observer buffer (``_learner_obs``).
+
+        The flat layout is the flatten wrapper's (the structured parts in its Dict order), so checkpoints
+        are unaffected; only the copies change: the raw env hands out its own double buffers
+        (``reuse_buffers``: nothing is copied there), and each named part is copied once, with a memoryview
+        copy, into the new flat array the step returns; the mask is copied once, and the info and
+        ``action_masks()`` share that copy. tests/speed/test_single_agent.py compares every observation and
+        mask with the flatten wrapper's plain path."""
+        raw = self._raw = self._aec.unwrapped
+        structured = self._aec.structured_observation_space(self.agents[0])
+        self._flat_plan: list[tuple[str, int, int]] | None = None
+        if isinstance(structured, spaces.Dict) and all(isinstance(b, spaces.Box) for b in structured.spaces.values()):
+            plan, start = [], 0
+            for name, box in structured.spaces.items():
+                size = int(np.prod(box.shape))
+                plan.append((name, start * 4, (start + size) * 4))
+                start += size
+            self._flat_plan, self._flat_size = plan, start
+            if hasattr(raw, "reuse_buffers"):
+                raw.reuse_buffers = True  # safe: everything handed on is copied out of them right away
+        self._flat_sources: dict[int, tuple[Any, list]] = {}
+
     def _learner_obs(self) -> np.ndarray:
-        self._obs = self._aec.observe(self._learner_agent)
-        return self._obs["observation"]
+        obs = self._raw.observe(self._learner_agent)
+        views = obs["observation"] if self._flat_plan is not None else None
+        if not isinstance(views, dict):  # another observation mode: the flatten wrapper's plain path
+            self._obs = self._aec.observe(self._learner_agent)
+            return self._obs["observation"]
+        hit = self._flat_sources.get(id(views))
+        if hit is None or hit[0] is not views:
+            if len(self._flat_sources) >= 2 * self.num_players:  # two buffers per seat are in use
+                self._flat_sources.clear()
+            hit = self._flat_sources[id(views)] = (
+                views,
+                [memoryview(views[name]).cast("B") for name, _, _ in self._flat_plan],
+            )
+        flat = np.empty(self._flat_size, dtype=np.float32)
+        dst = memoryview(flat).cast("B")
+        for (_, start, stop), src in zip(self._flat_plan, hit[1], strict=True):
+            dst[start:stop] = src
+        self._obs = {"observation": flat, "action_mask": np.array(obs["action_mask"], dtype=np.int8)}
+        return flat
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_flat_sources"] = {}  # memoryviews do not pickle; rebuilt on the next observation
+        return state
 
     def _mask(self) -> np.ndarray:
         if self._obs is None:
@@ -389,7 +441,7 @@ class SingleAgentEnv(gymnasium.Env):
     def _info(self, illegal: bool = False) -> dict:
         if self.game_spec.conventions.infos == "fixed":
             return self._fixed_info(illegal)
-        info = {"action_mask": np.array(self._mask(), dtype=np.int8), "learner_seat": self.learner_seat}
+        info = {"action_mask": self._mask(), "learner_seat": self.learner_seat}  # fresh per observation
         if illegal:
             info["illegal_action"] = True
         if self._done and self.game.is_terminal():
@@ -432,7 +484,7 @@ class SingleAgentEnv(gymnasium.Env):
             winners[list(game.winners())] = 1
             margin = float(scores[me] - max(float(s) for i, s in enumerate(scores) if i != me))
         return {
-            "action_mask": np.array(self._mask(), dtype=np.int8),
+            "action_mask": self._mask(),  # fresh per learner observation, never written again
             "learner_seat": me,
             "scores": scores,
             "winners": winners,
