@@ -159,6 +159,8 @@ class BatchedSingleAgentEnv(VectorEnv):
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,):
             raise ValueError(f"step() needs {self.num_envs} actions, got shape {actions.shape}")
+        if actions.dtype.kind not in "iu":  # as the single env: integers only, never rounded
+            raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
         rewards, terminations = self._rewards, self._terminations
         masks = self._masks
         waiting = []  # games whose opponents decide now
@@ -234,7 +236,7 @@ class BatchedSingleAgentEnv(VectorEnv):
 
     def _final(self, g: _Game) -> np.ndarray:
         """The learner's last observation of a finished game (a fresh flat array, as the single env's)."""
-        return g.env._learner_obs().copy()
+        return g.env._learner_obs()  # a new array per call
 
     def _play_opponents(self, waiting: list[int], finished: list) -> None:
         """Advance every game in ``waiting`` to its learner's next decision (or its end); bots decide at once,

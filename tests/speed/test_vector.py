@@ -137,3 +137,12 @@ def test_sb3_adapter_steps_and_reports_episode_ends():
                 done_seen = True
                 assert "terminal_observation" in info and "learner_won" in info
     assert done_seen
+
+
+def test_batched_env_refuses_non_integer_actions():
+    batch = BatchedSingleAgentEnv(2, game="fields_of_green", num_players=2, opponents="random")
+    batch.reset(seed=0)
+    with pytest.raises(ValueError, match="integers"):
+        batch.step(np.array([1.0, 2.0]))
+    with pytest.raises(ValueError, match="2 actions"):
+        batch.step([1])
