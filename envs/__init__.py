@@ -150,14 +150,28 @@ def register_gymnasium() -> None:
 
     for row in all_rows():
         if row.gym_id not in gymnasium.registry:
-            gymnasium.register(id=row.gym_id, entry_point="farmgames.wrappers.single_agent:SingleAgentEnv",
-                               kwargs={"game": row.env_name})
+            gymnasium.register(
+                id=row.gym_id,
+                entry_point="farmgames.wrappers.single_agent:SingleAgentEnv",
+                kwargs={"game": row.env_name},
+            )
 
 
 when_imported("pettingzoo", register_pettingzoo)
 when_imported("gymnasium", register_gymnasium)
 
 __all__ = [
-    "GAMES", "GAME_NAMES", "GYMNASIUM_ID", "GameRow", "PETTINGZOO_ID", "all_rows", "face", "get_spec", "register",
-    "register_gymnasium", "register_pettingzoo", "replay", "when_imported",
+    "GAMES",
+    "GAME_NAMES",
+    "GYMNASIUM_ID",
+    "GameRow",
+    "PETTINGZOO_ID",
+    "all_rows",
+    "face",
+    "get_spec",
+    "register",
+    "register_gymnasium",
+    "register_pettingzoo",
+    "replay",
+    "when_imported",
 ]

@@ -47,13 +47,19 @@ SPEC = GameSpec(
         Keyword("farm_size", 9, "odd grid size 5..25 (FOG-RUL-8)"),
         Keyword("card_set", None, "path of a card-set YAML (data/FORMAT.md); default the base set"),
         Keyword("fixed_split", None, "{year: (F, L, C, B)} for every year: no draw decisions (FOG-RUL-3)"),
-        Keyword("pass_directions", DEFAULT_DIRECTIONS,
-                "4 entries of clockwise/counterclockwise (or cw/ccw) (FOG-RUL-4)"),
+        Keyword(
+            "pass_directions", DEFAULT_DIRECTIONS, "4 entries of clockwise/counterclockwise (or cw/ccw) (FOG-RUL-4)"
+        ),
         Keyword("first_player", None, "a seat, or None for a seeded random seat (FOG-RUL-28)"),
         Keyword("auto_single", False, "apply decisions with exactly one legal action automatically"),
         *_ENV_KEYWORDS,
-        Keyword("perfect_recall", False, "add `passed`: the hands this agent passed on this year", "observer",
-                check_bool("perfect_recall")),
+        Keyword(
+            "perfect_recall",
+            False,
+            "add `passed`: the hands this agent passed on this year",
+            "observer",
+            check_bool("perfect_recall"),
+        ),
     ),
     bots={
         "random": RandomBot,
@@ -91,6 +97,15 @@ def docs_markdown(num_players: int = 4) -> str:
 
 
 __all__ = [
-    "ENV_KEYWORDS", "GAME_KEYWORDS", "SPEC", "VALID_KEYWORDS", "FieldsOfGreenAECEnv", "FieldsOfGreenParallelEnv",
-    "docs_markdown", "env", "game_bounds", "parallel_env", "raw_env",
+    "ENV_KEYWORDS",
+    "GAME_KEYWORDS",
+    "SPEC",
+    "VALID_KEYWORDS",
+    "FieldsOfGreenAECEnv",
+    "FieldsOfGreenParallelEnv",
+    "docs_markdown",
+    "env",
+    "game_bounds",
+    "parallel_env",
+    "raw_env",
 ]

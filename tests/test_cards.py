@@ -346,15 +346,34 @@ SYNTHETIC = {
         ],
     },
     "equipment": [
-        {"name": "T Hose", "host": "Field", "keyword": "harvest", "timing": "permanent",
-         "effect": [{"harvest_discount": {"water": 1, "food": 1}}]},
-        {"name": "T Bonus", "host": "Livestock", "keyword": "harvest", "timing": "harvest",
-         "effect": [{"gain": {"coins": 1}}]},
-        {"name": "T Valve", "host": "WaterTower", "timing": "permanent",
-         "effect": [{"raise_capacity": {"target": "host", "by": 2}}]},
+        {
+            "name": "T Hose",
+            "host": "Field",
+            "keyword": "harvest",
+            "timing": "permanent",
+            "effect": [{"harvest_discount": {"water": 1, "food": 1}}],
+        },
+        {
+            "name": "T Bonus",
+            "host": "Livestock",
+            "keyword": "harvest",
+            "timing": "harvest",
+            "effect": [{"gain": {"coins": 1}}],
+        },
+        {
+            "name": "T Valve",
+            "host": "WaterTower",
+            "timing": "permanent",
+            "effect": [{"raise_capacity": {"target": "host", "by": 2}}],
+        },
         {"name": "T Bin", "host": "Silo", "timing": "on_place", "effect": [{"raise_capacity": {"target": "host"}}]},
-        {"name": "T Flag", "host": "Building", "keyword": "end_game", "timing": "end_game",
-         "effect": [{"gain": {"vp": 1}, "per": {"equipment": "here"}}]},
+        {
+            "name": "T Flag",
+            "host": "Building",
+            "keyword": "end_game",
+            "timing": "end_game",
+            "effect": [{"gain": {"vp": 1}, "per": {"equipment": "here"}}],
+        },
         {"name": "T Box", "host": "Construction", "timing": "on_place", "effect": []},
     ],
 }
@@ -592,7 +611,9 @@ def test_fog_abil_3_error_end_game_gain_of_coins(tmp_path, raw_base):
     data = copy.deepcopy(raw_base)
     data["locations"]["Building"][0]["ability"]["effect"] = [{"gain": {"coins": 2}}]
     message = load_error(write_set(tmp_path, data))
-    assert entry(raw_base, "Building", 0) in message and "ability.effect[0].gain has unknown resource 'coins'" in message
+    assert (
+        entry(raw_base, "Building", 0) in message and "ability.effect[0].gain has unknown resource 'coins'" in message
+    )
 
 
 def test_fog_equip_12_error_verb_not_allowed_for_equipment_timing(tmp_path, raw_base):

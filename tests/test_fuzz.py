@@ -15,7 +15,7 @@ from collections import Counter, deque
 import numpy as np
 import pytest
 
-from farmgames.envs.fields_of_green import Game, IllegalActionError, SPLITS
+from farmgames.envs.fields_of_green import SPLITS, Game, IllegalActionError
 from farmgames.envs.fields_of_green.farm import EMPTY, SILO, TOWER, Farm
 
 PARTS = ("printed_vp", "equipment", "coins", "food", "empty_towers", "end_game")
@@ -79,8 +79,11 @@ def expected_act(game: Game, p: int) -> set[tuple[str, int]]:
 def expected_splits(game: Game) -> set[int]:
     sizes = [len(p) for p in game.piles]
     total, need = min(6, sum(sizes)), min(3, sum(1 for s in sizes if s))
-    return {i for i, s in enumerate(SPLITS)
-            if sum(s) == total and all(c <= z for c, z in zip(s, sizes)) and sum(1 for c in s if c) >= need}
+    return {
+        i
+        for i, s in enumerate(SPLITS)
+        if sum(s) == total and all(c <= z for c, z in zip(s, sizes)) and sum(1 for c in s if c) >= need
+    }
 
 
 def tile_fits(game: Game, farm: Farm, tile_id: int, cell: int) -> bool:
@@ -226,8 +229,9 @@ def check_final(game: Game) -> None:
     scores = game.scores()
     for farm, s in zip(game.farms, scores):
         assert s.total == sum(getattr(s, part) for part in PARTS)  # FOG-END-2
-        printed = farm.vp_tokens + sum(game.cards.locations[farm.grid[c]].vp for c in farm.occupied
-                                       if farm.grid[c] >= 0 and c not in farm.fallow)
+        printed = farm.vp_tokens + sum(
+            game.cards.locations[farm.grid[c]].vp for c in farm.occupied if farm.grid[c] >= 0 and c not in farm.fallow
+        )
         assert s.printed_vp == printed
         assert (s.coins, s.food, s.coins_held) == (farm.coins // 3, farm.food // 2, farm.coins)
         assert s.empty_towers == sum(1 for w in farm.tower_water.values() if w == 0)
@@ -242,7 +246,9 @@ def check_final(game: Game) -> None:
 def random_variant(rng: random.Random) -> dict:
     variant: dict = {"farm_size": rng.choice([5, 9, 9, 11])}
     if rng.random() < 0.25:
-        variant["fixed_split"] = {y: rng.choice([(2, 2, 1, 1), (3, 1, 1, 1), (1, 1, 2, 2), (0, 2, 2, 2)]) for y in range(1, 5)}
+        variant["fixed_split"] = {
+            y: rng.choice([(2, 2, 1, 1), (3, 1, 1, 1), (1, 1, 2, 2), (0, 2, 2, 2)]) for y in range(1, 5)
+        }
     if rng.random() < 0.3:
         variant["pass_directions"] = [rng.choice(DIRECTIONS) for _ in range(4)]
     if rng.random() < 0.25:
@@ -302,32 +308,89 @@ def test_each_player_count_is_fuzzed(n):
 
 SCARCE = {  # a tiny set: piles, towers, silos and the Equipment stack run out (FOG-RUL-14, -19, -30)
     "Field": [
-        {"name": "Wheat", "subtype": "cereal", "copies": 4, "cost": {"coins": 1}, "vp": 1,
-         "ability": {"kind": "harvest", "cost": {"water": 1}, "effect": [{"gain": {"food": 2}}]}},
-        {"name": "Paddy", "subtype": "vegetable", "copies": 2, "cost": {"coins": 1, "water": 2}, "vp": 2,
-         "ability": {"kind": "harvest", "cost": {}, "effect": [{"gain_equipment": 1}]}},
+        {
+            "name": "Wheat",
+            "subtype": "cereal",
+            "copies": 4,
+            "cost": {"coins": 1},
+            "vp": 1,
+            "ability": {"kind": "harvest", "cost": {"water": 1}, "effect": [{"gain": {"food": 2}}]},
+        },
+        {
+            "name": "Paddy",
+            "subtype": "vegetable",
+            "copies": 2,
+            "cost": {"coins": 1, "water": 2},
+            "vp": 2,
+            "ability": {"kind": "harvest", "cost": {}, "effect": [{"gain_equipment": 1}]},
+        },
     ],
     "Livestock": [
-        {"name": "Cows", "subtype": "dairy", "copies": 4, "cost": {"coins": 1, "food": 1}, "vp": 2,
-         "ability": {"kind": "harvest", "cost": {"food": 1, "coins": 1}, "effect": [{"gain": {"vp": 1, "water": 2}}]}},
+        {
+            "name": "Cows",
+            "subtype": "dairy",
+            "copies": 4,
+            "cost": {"coins": 1, "food": 1},
+            "vp": 2,
+            "ability": {
+                "kind": "harvest",
+                "cost": {"food": 1, "coins": 1},
+                "effect": [{"gain": {"vp": 1, "water": 2}}],
+            },
+        },
     ],
     "Construction": [
-        {"name": "Toolshed", "copies": 4, "cost": {"coins": 1},
-         "ability": {"kind": "immediate", "effect": [{"gain_equipment": 2}]}},
-        {"name": "Depot", "copies": 2, "cost": {"coins": 1},
-         "ability": {"kind": "immediate", "effect": [{"raise_capacity": {"target": "silo", "by": 1}},
-                                                     {"trade": {"pay": {"coins": 1}, "gain": {"food": 2}, "max_times": 2}}]}},
+        {
+            "name": "Toolshed",
+            "copies": 4,
+            "cost": {"coins": 1},
+            "ability": {"kind": "immediate", "effect": [{"gain_equipment": 2}]},
+        },
+        {
+            "name": "Depot",
+            "copies": 2,
+            "cost": {"coins": 1},
+            "ability": {
+                "kind": "immediate",
+                "effect": [
+                    {"raise_capacity": {"target": "silo", "by": 1}},
+                    {"trade": {"pay": {"coins": 1}, "gain": {"food": 2}, "max_times": 2}},
+                ],
+            },
+        },
     ],
     "Building": [
-        {"name": "Manor", "copies": 3, "cost": {"coins": 2}, "vp": 3,
-         "ability": {"kind": "end_game", "effect": [{"gain": {"vp": 1}, "per": {"adjacent": {"type": "Field"}}}]}},
+        {
+            "name": "Manor",
+            "copies": 3,
+            "cost": {"coins": 2},
+            "vp": 3,
+            "ability": {"kind": "end_game", "effect": [{"gain": {"vp": 1}, "per": {"adjacent": {"type": "Field"}}}]},
+        },
     ],
 }
 SCARCE_TILES = [
-    {"name": "Hose", "copies": 2, "host": "Field", "keyword": "harvest", "timing": "permanent",
-     "effect": [{"harvest_discount": {"water": 1}}]},
-    {"name": "Scarecrow", "host": "Field", "keyword": "harvest", "timing": "harvest", "effect": [{"gain": {"food": 1}}]},
-    {"name": "Valve", "host": "WaterTower", "timing": "permanent", "effect": [{"raise_capacity": {"target": "host", "by": 1}}]},
+    {
+        "name": "Hose",
+        "copies": 2,
+        "host": "Field",
+        "keyword": "harvest",
+        "timing": "permanent",
+        "effect": [{"harvest_discount": {"water": 1}}],
+    },
+    {
+        "name": "Scarecrow",
+        "host": "Field",
+        "keyword": "harvest",
+        "timing": "harvest",
+        "effect": [{"gain": {"food": 1}}],
+    },
+    {
+        "name": "Valve",
+        "host": "WaterTower",
+        "timing": "permanent",
+        "effect": [{"raise_capacity": {"target": "host", "by": 1}}],
+    },
     {"name": "Bin", "host": "Silo", "timing": "on_place", "effect": [{"gain": {"food": 1}}]},
     {"name": "Vane", "host": "Building", "timing": "end_game", "effect": [{"gain": {"vp": 2}}]},
 ]
@@ -337,9 +400,15 @@ SCARCE_TILES = [
 def scarce_set(tmp_path_factory) -> str:
     from farmgames.envs.fields_of_green.scenario import write_card_set
 
-    path = write_card_set(tmp_path_factory.mktemp("scarce"), locations=SCARCE, equipment=SCARCE_TILES, pile_size=9,
-                          towers={"count": 7, "capacity": 3, "start_water": 3}, silos={"count": 6, "capacity": 4},
-                          name="scarce")
+    path = write_card_set(
+        tmp_path_factory.mktemp("scarce"),
+        locations=SCARCE,
+        equipment=SCARCE_TILES,
+        pile_size=9,
+        towers={"count": 7, "capacity": 3, "start_water": 3},
+        silos={"count": 6, "capacity": 4},
+        name="scarce",
+    )
     return str(path)
 
 

@@ -9,19 +9,25 @@ from __future__ import annotations
 import json
 import random
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from farmgames.envs.fields_of_green import Game
 
 seeds = st.integers(min_value=0, max_value=2**31 - 1)
 players = st.sampled_from([2, 3, 4])
 steps = st.integers(min_value=0, max_value=1500)
-variants = st.fixed_dictionaries({}, optional={
-    "farm_size": st.sampled_from([5, 9, 11]),
-    "auto_single": st.booleans(),
-    "pass_directions": st.lists(st.sampled_from(["cw", "ccw"]), min_size=4, max_size=4),
-    "fixed_split": st.sampled_from([{y: (2, 2, 1, 1) for y in range(1, 5)}, {y: (1, 1, 1, 3) for y in range(1, 5)}]),
-})
+variants = st.fixed_dictionaries(
+    {},
+    optional={
+        "farm_size": st.sampled_from([5, 9, 11]),
+        "auto_single": st.booleans(),
+        "pass_directions": st.lists(st.sampled_from(["cw", "ccw"]), min_size=4, max_size=4),
+        "fixed_split": st.sampled_from(
+            [{y: (2, 2, 1, 1) for y in range(1, 5)}, {y: (1, 1, 1, 3) for y in range(1, 5)}]
+        ),
+    },
+)
 
 
 def advance(game: Game, rng: random.Random, n: int) -> list[int]:

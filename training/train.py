@@ -50,7 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--total-steps", type=int, default=None, help="override total_steps")
     parser.add_argument("--out", type=str, default=None, help="override the output folder")
     parser.add_argument(
-        "--trust-checkpoint", action="store_true",
+        "--trust-checkpoint",
+        action="store_true",
         help="allow checkpoint opponents that are stable-baselines3 .zip files without a .safetensors file "
         "beside them (loading such a zip unpickles it: it can run code; only for files you trust)",
     )

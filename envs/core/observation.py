@@ -83,7 +83,7 @@ class ObservationBuffer:
         self.views, start = {}, 0  # the views lie one after the other in the flat buffer
         for name, shape in shapes:
             size = int(np.prod(shape))
-            self.views[name] = self.flat[start:start + size].reshape(shape)
+            self.views[name] = self.flat[start : start + size].reshape(shape)
             start += size
         self.mv = memoryview(self.flat)  # type: ignore[arg-type]
 
@@ -157,7 +157,7 @@ def row_views(array: np.ndarray) -> list[memoryview]:
     assert array.dtype == np.float32 and array.flags.c_contiguous
     flat = memoryview(array.reshape(-1))  # type: ignore[arg-type]
     width = flat.nbytes // 4 // len(array)
-    return [flat[i * width:(i + 1) * width] for i in range(len(array))]
+    return [flat[i * width : (i + 1) * width] for i in range(len(array))]
 
 
 def rotated_runs(n: int, width: int, dst: int, src: int, viewer: int) -> list[tuple[int, int, int]]:
@@ -181,6 +181,16 @@ def merge_runs(runs: list[tuple[int, int, int]]) -> list[tuple[int, int, int, in
 
 
 __all__ = [
-    "Entry", "Feature", "INF", "ObservationBuffer", "ObservationLayout", "feature_table_markdown", "highs",
-    "merge_runs", "rotated_runs", "row_views", "seat_rank", "viewer_order",
+    "Entry",
+    "Feature",
+    "INF",
+    "ObservationBuffer",
+    "ObservationLayout",
+    "feature_table_markdown",
+    "highs",
+    "merge_runs",
+    "rotated_runs",
+    "row_views",
+    "seat_rank",
+    "viewer_order",
 ]

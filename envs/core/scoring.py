@@ -33,7 +33,7 @@ def rewards(mode: str, totals: Sequence[float], returns: Sequence[float]) -> lis
     if mode == "score":
         return [float(t) for t in totals]
     if mode == "margin":
-        return [float(t - max(list(totals[:p]) + list(totals[p + 1:]))) for p, t in enumerate(totals)]
+        return [float(t - max(list(totals[:p]) + list(totals[p + 1 :]))) for p, t in enumerate(totals)]
     raise ValueError(f"unknown reward mode {mode!r}")
 
 

@@ -12,6 +12,14 @@ from .game import Game, IllegalActionError
 from .scoring import Score
 
 __all__ = [
-    "ActionLayout", "CardSet", "CardSetError", "Equipment", "Game", "IllegalActionError",
-    "LocationCard", "SPLITS", "Score", "load_card_set",
+    "ActionLayout",
+    "CardSet",
+    "CardSetError",
+    "Equipment",
+    "Game",
+    "IllegalActionError",
+    "LocationCard",
+    "SPLITS",
+    "Score",
+    "load_card_set",
 ]

@@ -51,8 +51,14 @@ class ActionLayout(_CoreLayout):
         self.cells = farm_size * farm_size
         self.equipment_tiles = max(1, equipment_tiles)
         sizes = {
-            "splits": len(SPLITS), "hand": HAND_SIZE, "cells": self.cells, "market": MARKET_SALES,
-            "one": 1, "draw": EQUIPMENT_DRAW, "tiles": self.equipment_tiles, "options": ABILITY_OPTIONS,
+            "splits": len(SPLITS),
+            "hand": HAND_SIZE,
+            "cells": self.cells,
+            "market": MARKET_SALES,
+            "one": 1,
+            "draw": EQUIPMENT_DRAW,
+            "tiles": self.equipment_tiles,
+            "options": ABILITY_OPTIONS,
         }
         super().__init__((name, sizes[size_key], meaning) for name, size_key, meaning in RANGES)
 

@@ -91,21 +91,30 @@ def game_bounds(cards: CardSet, num_players: int, fixed_split: bool = False) -> 
         return max((r[key] for r in rows), default=0)
 
     def per_player(key):
-        return (A * most(kinds["immediate"], key) + HARVEST_USES * most(kinds["harvest"], key)
-                + tiles * most(eq["place"], key) + 2 * HARVEST_USES * most(eq["harvest"], key))
+        return (
+            A * most(kinds["immediate"], key)
+            + HARVEST_USES * most(kinds["harvest"], key)
+            + tiles * most(eq["place"], key)
+            + 2 * HARVEST_USES * most(eq["harvest"], key)
+        )
 
     water_gained = INCOME["water"] * (YEARS - 1) + per_player("water")  # income in years 2-4
     towers = min(A, max(cards.tower_count - num_players, 0))
     water_held = cards.tower_start_water * (1 + towers) + water_gained
     harvest_decisions = sum(TURNS * y + 1 for y in range(1, YEARS + 1))
     decisions = (
-        (0 if fixed_split else YEARS) + 3 * A + harvest_decisions + water_gained + water_held
-        + per_player("trade") + per_player("target")
+        (0 if fixed_split else YEARS)
+        + 3 * A
+        + harvest_decisions
+        + water_gained
+        + water_held
+        + per_player("trade")
+        + per_player("target")
     )
     max_decisions = num_players * decisions + 3 * tiles
 
     coins = STARTING_COINS + INCOME["coins"] * (YEARS - 1) + A * _MARKET_MAX + per_player("coins")
     food = 1 + INCOME["food"] * (YEARS - 1) + per_player("food")  # 1 at the start (FOG-SETUP-7)
     end_game_vp = A * most(kinds["end_game"], "vp") + tiles * max(1, most(eq["end_game"], "vp"))
-    max_score = (A * vp_printed + per_player("vp") + end_game_vp + coins // 3 + food // 2 + 1 + towers)
+    max_score = A * vp_printed + per_player("vp") + end_game_vp + coins // 3 + food // 2 + 1 + towers
     return {"max_decisions": int(max_decisions), "max_score": int(max_score)}

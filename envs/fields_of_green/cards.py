@@ -230,7 +230,9 @@ def _ability(where: _Where, raw: Any) -> Ability | None:
     if "cost" in raw and kind != "harvest":
         raise where.error("ability.cost", "is only allowed on a harvest ability")
     cost = _cost(where, "ability.cost", raw.get("cost"))
-    effect = effects.check_effect(raw.get("effect"), timing=kind, where=lambda f, p: where.error(f"ability.effect{f}", p))
+    effect = effects.check_effect(
+        raw.get("effect"), timing=kind, where=lambda f, p: where.error(f"ability.effect{f}", p)
+    )
     effect = _bounded_effect(where, "ability.effect", effect)
     if not effect:
         raise where.error("ability.effect", "must list at least one operation (an ability that does nothing is a typo)")
@@ -284,7 +286,9 @@ def _equipment(path: str, index: int, raw: Any, design: int) -> Equipment:
     )
     effect = _bounded_effect(where, "effect", effect)
     if any("harvest_discount" in op for op in effect) and keyword != "harvest":
-        raise where.error("keyword", "must be 'harvest' for a tile with harvest_discount (its host needs a harvest ability)")
+        raise where.error(
+            "keyword", "must be 'harvest' for a tile with harvest_discount (its host needs a harvest ability)"
+        )
     return Equipment(
         design=design,
         name=name,
@@ -320,14 +324,18 @@ def load_card_set(path: str | Path | DataText | None = None) -> CardSet:
 
 def _card_set(raw: Any, shown: str, source: str, data: DataText) -> CardSet:  # noqa: C901 - one check per field
     top = _Where(shown, "")
-    raw = _mapping(top, "top level", raw, ("name", "towers", "silos", "locations", "equipment", "pile_size", "equipment_count"))
+    raw = _mapping(
+        top, "top level", raw, ("name", "towers", "silos", "locations", "equipment", "pile_size", "equipment_count")
+    )
     towers = _mapping(top, "towers", raw.get("towers"), ("count", "capacity", "start_water"))
     silos = _mapping(top, "silos", raw.get("silos"), ("count", "capacity"))
     tower_count = _int(top, "towers.count", towers.get("count", 20), minimum=2, maximum=LIMITS["towers.count"])
     tower_capacity = _int(top, "towers.capacity", towers.get("capacity", 3), minimum=1, maximum=LIMITS["capacity"])
     tower_start_water = _int(top, "towers.start_water", towers.get("start_water", 3), maximum=LIMITS["capacity"])
     if tower_start_water > tower_capacity:
-        raise top.error("towers.start_water", f"({tower_start_water}) must not exceed towers.capacity ({tower_capacity})")
+        raise top.error(
+            "towers.start_water", f"({tower_start_water}) must not exceed towers.capacity ({tower_capacity})"
+        )
     silo_count = _int(top, "silos.count", silos.get("count", 14), minimum=2, maximum=LIMITS["silos.count"])
     silo_capacity = _int(top, "silos.capacity", silos.get("capacity", 4), minimum=1, maximum=LIMITS["capacity"])
     pile_size = _int(top, "pile_size", raw.get("pile_size", 33), minimum=1, maximum=LIMITS["pile_size"])
@@ -345,12 +353,16 @@ def _card_set(raw: Any, shown: str, source: str, data: DataText) -> CardSet:  # 
         for i, entry in enumerate(entries):
             card = _location(shown, pile, i, entry, len(designs))
             if card.name in names:
-                raise _Where(shown, f"locations.{pile}[{i}] {card.name!r}").error("name", f"{card.name!r} is used twice")
+                raise _Where(shown, f"locations.{pile}[{i}] {card.name!r}").error(
+                    "name", f"{card.name!r} is used twice"
+                )
             names.add(card.name)
             designs.append(card)
         total = sum(c.copies for c in designs if c.pile == pile)
         if total != pile_size:
-            raise top.error(f"locations.{pile}", f"copies add up to {total}, the pile must have {pile_size} (FOG-COMP-1..4)")
+            raise top.error(
+                f"locations.{pile}", f"copies add up to {total}, the pile must have {pile_size} (FOG-COMP-1..4)"
+            )
 
     entries = raw.get("equipment") or []
     if not isinstance(entries, list):
@@ -362,7 +374,9 @@ def _card_set(raw: Any, shown: str, source: str, data: DataText) -> CardSet:  # 
             raise _Where(shown, f"equipment[{i}] {tile.name!r}").error("name", f"{tile.name!r} is used twice")
         tiles.append(tile)
     if sum(t.copies for t in tiles) != equipment_count:
-        raise top.error("equipment", f"copies add up to {sum(t.copies for t in tiles)}, expected {equipment_count} (FOG-COMP-7)")
+        raise top.error(
+            "equipment", f"copies add up to {sum(t.copies for t in tiles)}, expected {equipment_count} (FOG-COMP-7)"
+        )
 
     set_name = raw.get("name", Path(source).stem)
     if not isinstance(set_name, (str, int)) or len(str(set_name)) > LIMITS["name"]:

@@ -8,7 +8,8 @@ owns the decision stack they may push onto.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 GAIN_RESOURCES = ("coins", "water", "food", "vp")
 PAY_RESOURCES = ("coins", "food")
@@ -106,9 +107,7 @@ def _check_condition(value: Any, field: str, where: Problem) -> dict:
     return cond
 
 
-def check_effect(
-    raw: Any, timing: str, where: Problem, equipment_host: str | None = None
-) -> tuple[dict, ...]:
+def check_effect(raw: Any, timing: str, where: Problem, equipment_host: str | None = None) -> tuple[dict, ...]:  # noqa: C901 - one branch per op of the effect language, read top-down
     """Validate an effect list for one timing and return it normalised (a tuple of op dicts)."""
     if raw is None:
         raw = []
@@ -164,7 +163,9 @@ def check_effect(
                 raise where(f"{field}.trade", f"must be a mapping with pay, gain and max_times, got {arg!r}")
             times = arg.get("max_times", 1)
             if not _nonneg_int(times) or not 1 <= times <= MAX_TRADE_TIMES:
-                raise where(f"{field}.trade.max_times", f"must be an integer from 1 to {MAX_TRADE_TIMES}, got {times!r}")
+                raise where(
+                    f"{field}.trade.max_times", f"must be an integer from 1 to {MAX_TRADE_TIMES}, got {times!r}"
+                )
             out["trade"] = {
                 "pay": _check_amounts(arg.get("pay"), PAY_RESOURCES, f"{field}.trade.pay", where),
                 "gain": _check_amounts(arg.get("gain"), GAIN_RESOURCES, f"{field}.trade.gain", where),
@@ -173,7 +174,9 @@ def check_effect(
         elif verb == "harvest_discount":
             if equipment_host is None or equipment_host in ("WaterTower", "Silo"):
                 raise where(f"{field}.harvest_discount", "is only for equipment on a location with a harvest ability")
-            out["harvest_discount"] = _check_amounts(arg, ("coins", "water", "food"), f"{field}.harvest_discount", where)
+            out["harvest_discount"] = _check_amounts(
+                arg, ("coins", "water", "food"), f"{field}.harvest_discount", where
+            )
         if "if" in op:
             out["if"] = _check_condition(op["if"], f"{field}.if", where)
         ops.append(out)

@@ -7,7 +7,7 @@ silos' capacities (FOG-STORE-10, FOG-RUL-11); water is tracked per tower and nev
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 EMPTY = -1
 TOWER = -2
@@ -47,7 +47,7 @@ class Geometry:
         return f"({r},{c})"
 
 
-@lru_cache(maxsize=None)
+@cache
 def geometry(size: int) -> Geometry:
     return Geometry(size)
 
@@ -56,8 +56,22 @@ class Farm:
     """Everything one player owns. Public information except nothing: a farm is fully public (FOG-INFO-1)."""
 
     __slots__ = (
-        "geometry", "info", "grid", "fallow", "occupied", "frontier", "tower_water", "tower_capacity",
-        "silo_capacity", "food", "coins", "vp_tokens", "equipment", "set_aside", "actions_taken", "version",
+        "geometry",
+        "info",
+        "grid",
+        "fallow",
+        "occupied",
+        "frontier",
+        "tower_water",
+        "tower_capacity",
+        "silo_capacity",
+        "food",
+        "coins",
+        "vp_tokens",
+        "equipment",
+        "set_aside",
+        "actions_taken",
+        "version",
     )
 
     def __init__(self, geometry: Geometry, info: list[tuple[str, str | None, str]]):
@@ -80,7 +94,7 @@ class Farm:
         # observers re-read only farms whose version moved (observer.py). Not part of the game state.
         self.version = 0
 
-    def clone(self) -> "Farm":
+    def clone(self) -> Farm:
         new = Farm.__new__(Farm)
         new.geometry = self.geometry
         new.info = self.info

@@ -45,8 +45,9 @@ def hidden_perturbation(game: Game, viewer: int, rng: random.Random) -> Game | N
     frame = g.decision
     if frame is not None and frame[1] != viewer and g.equipment_stack:
         if frame[0] == "keep_equipment":
-            tiles = tuple(g.equipment_stack[-1 - i] if i < len(g.equipment_stack) else t
-                          for i, t in enumerate(frame[2]))
+            tiles = tuple(
+                g.equipment_stack[-1 - i] if i < len(g.equipment_stack) else t for i, t in enumerate(frame[2])
+            )
             g._stack[-1] = (frame[0], frame[1], tiles)
         elif frame[0] == "place_equipment":
             g._stack[-1] = (frame[0], frame[1], g.equipment_stack[-1])

@@ -123,8 +123,18 @@ def test_random_bot_and_play_loop():
 
 def test_spec_checks_player_range():
     with pytest.raises(ValueError, match="not a range"):
-        GameSpec(name="x", version=0, gym_name="X", title="X", min_players=3, max_players=2,
-                 new_game=object, new_observer=object, from_json=object, bounds=object)
+        GameSpec(
+            name="x",
+            version=0,
+            gym_name="X",
+            title="X",
+            min_players=3,
+            max_players=2,
+            new_game=object,
+            new_observer=object,
+            from_json=object,
+            bounds=object,
+        )
 
 
 class _LeakyObserver(tiny_game.Observer):

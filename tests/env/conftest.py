@@ -14,26 +14,53 @@ from farmgames.envs.fields_of_green.scenario import write_card_set
 ENV_LOCATIONS = {
     "Field": [
         {"name": "Melon Patch", "subtype": "fruit", "copies": 2, "cost": {"coins": 1, "water": 1}, "vp": 1},
-        {"name": "Wheat", "subtype": "cereal", "copies": 2, "cost": {"coins": 1}, "vp": 1,
-         "ability": {"kind": "harvest", "cost": {"water": 1}, "effect": [{"gain": {"food": 2}}]}},
+        {
+            "name": "Wheat",
+            "subtype": "cereal",
+            "copies": 2,
+            "cost": {"coins": 1},
+            "vp": 1,
+            "ability": {"kind": "harvest", "cost": {"water": 1}, "effect": [{"gain": {"food": 2}}]},
+        },
     ],
     "Livestock": [
-        {"name": "Cows", "subtype": "dairy", "copies": 2, "cost": {"coins": 1, "food": 2}, "vp": 2,
-         "ability": {"kind": "harvest", "cost": {"food": 1}, "effect": [{"gain": {"coins": 3}}]}},
-        {"name": "Hens", "subtype": "poultry", "cost": {"coins": 1}, "vp": 1,
-         "ability": {"kind": "immediate", "effect": [{"gain_equipment": 1}]}},
+        {
+            "name": "Cows",
+            "subtype": "dairy",
+            "copies": 2,
+            "cost": {"coins": 1, "food": 2},
+            "vp": 2,
+            "ability": {"kind": "harvest", "cost": {"food": 1}, "effect": [{"gain": {"coins": 3}}]},
+        },
+        {
+            "name": "Hens",
+            "subtype": "poultry",
+            "cost": {"coins": 1},
+            "vp": 1,
+            "ability": {"kind": "immediate", "effect": [{"gain_equipment": 1}]},
+        },
     ],
     "Construction": [
-        {"name": "Well", "cost": {"coins": 1}, "vp": 0,
-         "ability": {"kind": "immediate", "effect": [{"gain": {"water": 2}}]}},
+        {
+            "name": "Well",
+            "cost": {"coins": 1},
+            "vp": 0,
+            "ability": {"kind": "immediate", "effect": [{"gain": {"water": 2}}]},
+        },
     ],
     "Building": [
         {"name": "Chapel", "cost": {"coins": 4}, "vp": 5},
     ],
 }
 ENV_EQUIPMENT = [
-    {"name": "Hose", "copies": 2, "host": "Field", "keyword": "harvest", "timing": "permanent",
-     "effect": [{"harvest_discount": {"water": 1}}]},
+    {
+        "name": "Hose",
+        "copies": 2,
+        "host": "Field",
+        "keyword": "harvest",
+        "timing": "permanent",
+        "effect": [{"harvest_discount": {"water": 1}}],
+    },
     {"name": "Vane", "copies": 2, "host": "Building", "timing": "end_game", "effect": [{"gain": {"vp": 2}}]},
     {"name": "Crate", "host": "Construction", "timing": "on_place", "effect": [{"gain": {"coins": 1}}]},
 ]
@@ -42,26 +69,29 @@ ENV_EQUIPMENT = [
 @pytest.fixture(scope="session")
 def env_set(tmp_path_factory) -> str:
     directory = tmp_path_factory.mktemp("envset")
-    return str(write_card_set(directory, locations=ENV_LOCATIONS, equipment=ENV_EQUIPMENT, pile_size=12,
-                              name="ENVSET"))
+    return str(write_card_set(directory, locations=ENV_LOCATIONS, equipment=ENV_EQUIPMENT, pile_size=12, name="ENVSET"))
 
 
 def copy_obs(obs: dict) -> dict:
     """A deep copy of one agent's observation (the env reuses its buffers)."""
-    return {"observation": {k: v.copy() for k, v in obs["observation"].items()},
-            "action_mask": obs["action_mask"].copy()}
+    return {
+        "observation": {k: v.copy() for k, v in obs["observation"].items()},
+        "action_mask": obs["action_mask"].copy(),
+    }
 
 
 def obs_equal(a: dict, b: dict) -> bool:
     if a["observation"].keys() != b["observation"].keys():
         return False
-    return all(np.array_equal(a["observation"][k], b["observation"][k]) for k in a["observation"]) and \
-        np.array_equal(a["action_mask"], b["action_mask"])
+    return all(np.array_equal(a["observation"][k], b["observation"][k]) for k in a["observation"]) and np.array_equal(
+        a["action_mask"], b["action_mask"]
+    )
 
 
 def obs_diff(a: dict, b: dict) -> list[str]:
     return [k for k in a["observation"] if not np.array_equal(a["observation"][k], b["observation"][k])] + (
-        [] if np.array_equal(a["action_mask"], b["action_mask"]) else ["action_mask"])
+        [] if np.array_equal(a["action_mask"], b["action_mask"]) else ["action_mask"]
+    )
 
 
 def random_states(num_players: int, seed: int, every: int = 7, **variant):

@@ -106,8 +106,23 @@ def test_play_human_eof_and_quit_stop_cleanly():
 
 
 def test_cli_entry_points(tmp_path, capsys):
-    assert main(["play", "--players", "2", "--bots", "random", "--seed", "3", "--quiet",
-                 "--save-record", str(tmp_path / "r.json")]) == 0
+    assert (
+        main(
+            [
+                "play",
+                "--players",
+                "2",
+                "--bots",
+                "random",
+                "--seed",
+                "3",
+                "--quiet",
+                "--save-record",
+                str(tmp_path / "r.json"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "final scores" in out and "after the Harvest phase of year 4" in out
     assert main(["replay", str(tmp_path / "r.json"), "--final"]) == 0

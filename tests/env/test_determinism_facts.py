@@ -49,7 +49,9 @@ def test_parallel_determinism_with_masks():
         rng = random.Random(1)
         out = []
         while env.agents:
-            actions = {a: rng.choice(np.flatnonzero(o["action_mask"]).tolist()) for a, o in sorted(observations.items())}
+            actions = {
+                a: rng.choice(np.flatnonzero(o["action_mask"]).tolist()) for a, o in sorted(observations.items())
+            }
             observations, rewards, terminations, truncations, infos = env.step(actions)
             out.append(({a: copy_obs(o) for a, o in observations.items()}, rewards, terminations, repr(infos)))
         return out
@@ -168,8 +170,9 @@ def test_game_facts_and_metadata():
     assert facts["max_decisions"] > 1000 and facts["reward_range"] == (-1.0, 1.0)
     score = fields_of_green_v0.raw_env(num_players=4, reward="score")
     assert score.reward_range == (0.0, float(score.max_score)) and score.illegal_reward == 0.0
-    fixed = fields_of_green_v0.raw_env(num_players=4, fixed_split={1: (2, 2, 1, 1), 2: (2, 2, 1, 1),
-                                                                    3: (2, 2, 1, 1), 4: (2, 2, 1, 1)})
+    fixed = fields_of_green_v0.raw_env(
+        num_players=4, fixed_split={1: (2, 2, 1, 1), 2: (2, 2, 1, 1), 3: (2, 2, 1, 1), 4: (2, 2, 1, 1)}
+    )
     assert fixed.max_decisions == raw.max_decisions - 4 * 4  # no draw decisions
 
 
@@ -207,19 +210,22 @@ def test_unknown_keyword_names_the_key_and_lists_valid_ones():
         fields_of_green_v0.parallel_env(max_cycles=4)
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"num_players": 5}, "num_players"),
-    ({"num_players": True}, "num_players"),
-    ({"reward": "points"}, "reward"),
-    ({"illegal_action": "ignore"}, "illegal_action"),
-    ({"perfect_recall": "yes"}, "perfect_recall"),
-    ({"render_mode": "window"}, "render_mode"),
-    ({"farm_size": 8}, "farm_size"),
-    ({"first_player": 7}, "first_player"),
-    ({"pass_directions": ("cw",)}, "pass_directions"),
-    ({"fixed_split": {1: (6, 0, 0, 0)}}, "fixed_split"),
-    ({"card_set": "/nonexistent/set.yaml"}, "cannot read"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"num_players": 5}, "num_players"),
+        ({"num_players": True}, "num_players"),
+        ({"reward": "points"}, "reward"),
+        ({"illegal_action": "ignore"}, "illegal_action"),
+        ({"perfect_recall": "yes"}, "perfect_recall"),
+        ({"render_mode": "window"}, "render_mode"),
+        ({"farm_size": 8}, "farm_size"),
+        ({"first_player": 7}, "first_player"),
+        ({"pass_directions": ("cw",)}, "pass_directions"),
+        ({"fixed_split": {1: (6, 0, 0, 0)}}, "fixed_split"),
+        ({"card_set": "/nonexistent/set.yaml"}, "cannot read"),
+    ],
+)
 def test_bad_values_are_rejected_clearly(kwargs, match):
     with pytest.raises(ValueError, match=match):
         fields_of_green_v0.raw_env(**kwargs)
@@ -227,8 +233,14 @@ def test_bad_values_are_rejected_clearly(kwargs, match):
 
 def test_engine_variants_reach_the_game():
     splits = {y: (2, 2, 1, 1) for y in range(1, 5)}
-    env = fields_of_green_v0.raw_env(num_players=3, farm_size=7, fixed_split=splits, first_player=2,
-                                     pass_directions=("ccw", "ccw", "cw", "cw"), auto_single=True)
+    env = fields_of_green_v0.raw_env(
+        num_players=3,
+        farm_size=7,
+        fixed_split=splits,
+        first_player=2,
+        pass_directions=("ccw", "ccw", "cw", "cw"),
+        auto_single=True,
+    )
     env.reset(seed=1)
     game = env.game
     assert game.geometry.size == 7 and game.first_player == 2 and game.auto_single

@@ -54,7 +54,7 @@ def test_masked_accepted_unmasked_rejected_without_change(players):
     env.reset(seed=0)
     rng = random.Random(players)
     checked = 0
-    for game, step in random_states(players, seed=70 + players, every=7 if players == 2 else 11):
+    for game, _step in random_states(players, seed=70 + players, every=7 if players == 2 else 11):
         if game.is_terminal():
             break
         env.load_game(game.clone())
@@ -158,12 +158,15 @@ def test_parallel_masks_picks_and_noop():
     assert env.game.is_terminal()
 
 
-@pytest.mark.parametrize("players,variant", [
-    (4, {"auto_single": True}),
-    (3, {"auto_single": True, "perfect_recall": True}),
-    (3, {"fixed_split": {y: (1, 2, 2, 1) for y in range(1, 5)}, "pass_directions": ("ccw",) * 4}),
-    (2, {"auto_single": True}),
-])
+@pytest.mark.parametrize(
+    "players,variant",
+    [
+        (4, {"auto_single": True}),
+        (3, {"auto_single": True, "perfect_recall": True}),
+        (3, {"fixed_split": {y: (1, 2, 2, 1) for y in range(1, 5)}, "pass_directions": ("ccw",) * 4}),
+        (2, {"auto_single": True}),
+    ],
+)
 def test_parallel_variants_play_complete_games(players, variant):
     env = fields_of_green_v0.parallel_env(num_players=players, **variant)
     rng = np.random.default_rng(players)
@@ -173,7 +176,9 @@ def test_parallel_variants_play_complete_games(players, variant):
             deciders = env.deciders()
             assert deciders and all(
                 np.flatnonzero(observations[a]["action_mask"]).tolist() == [env.NOOP]
-                for a in env.agents if env.agent_name_mapping[a] not in deciders)
+                for a in env.agents
+                if env.agent_name_mapping[a] not in deciders
+            )
             if variant.get("auto_single"):
                 assert all(observations[env.possible_agents[s]]["action_mask"].sum() >= 2 for s in deciders)
             actions = {a: int(rng.choice(np.flatnonzero(observations[a]["action_mask"]))) for a in env.agents}
@@ -254,7 +259,8 @@ def test_legal_actions_and_descriptions():
     seat = game.current_player
     names = [game.cards.locations[c].name for c in game.hands[seat]]
     assert [env.unwrapped.describe_action(env.unwrapped.layout.PICK + i) for i in range(len(names))] == [
-        f"pick slot {i}: {n}" for i, n in enumerate(names)]
+        f"pick slot {i}: {n}" for i, n in enumerate(names)
+    ]
 
 
 def test_game_property_is_the_engine():

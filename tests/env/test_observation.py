@@ -122,7 +122,7 @@ def test_hidden_information_does_not_reach_the_observation(players):
 
 def test_hidden_information_check_is_not_vacuous():
     """The viewer's own hand and a revealed pick do show up in its observation."""
-    for game, step in random_states(4, seed=5, every=3):
+    for game, _step in random_states(4, seed=5, every=3):
         if game.decision_kind == "pick" and len(game.hands[game.current_player]) > 1:
             break
     viewer = game.current_player
@@ -213,6 +213,10 @@ def test_text_view_and_markdown():
         assert f"`{entry.name}`" in md
     for name, _, _ in FARM_PLANES:
         assert f"`{name}`" in md
-    out = subprocess.run([sys.executable, "-m", "farmgames.envs.fields_of_green.observer", "2", "5"],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "farmgames.envs.fields_of_green.observer", "2", "5"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0 and "| `farms` | (2, 31, 5, 5)" in out.stdout

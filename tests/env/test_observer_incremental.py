@@ -21,8 +21,12 @@ from farmgames.envs.fields_of_green import Game
 from farmgames.envs.fields_of_green.observer import Observer
 
 VARIANTS = [
-    (2, {}), (3, {}), (4, {}),
-    (4, {"perfect_recall": True}), (3, {"farm_size": 7, "auto_single": True}), (2, {"farm_size": 5}),
+    (2, {}),
+    (3, {}),
+    (4, {}),
+    (4, {"perfect_recall": True}),
+    (3, {"farm_size": 7, "auto_single": True}),
+    (2, {"farm_size": 5}),
 ]
 
 
@@ -104,10 +108,21 @@ def test_force_full_equals_a_new_observer_and_buffers_of_another_observer_are_re
 
 
 def _farm_state(farm) -> tuple:
-    return (list(farm.grid), sorted(farm.fallow), list(farm.occupied), sorted(farm.frontier),
-            sorted(farm.tower_water.items()), sorted(farm.tower_capacity.items()),
-            sorted(farm.silo_capacity.items()), farm.food, farm.coins, farm.vp_tokens,
-            sorted((c, list(t)) for c, t in farm.equipment.items()), list(farm.set_aside), farm.actions_taken)
+    return (
+        list(farm.grid),
+        sorted(farm.fallow),
+        list(farm.occupied),
+        sorted(farm.frontier),
+        sorted(farm.tower_water.items()),
+        sorted(farm.tower_capacity.items()),
+        sorted(farm.silo_capacity.items()),
+        farm.food,
+        farm.coins,
+        farm.vp_tokens,
+        sorted((c, list(t)) for c, t in farm.equipment.items()),
+        list(farm.set_aside),
+        farm.actions_taken,
+    )
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

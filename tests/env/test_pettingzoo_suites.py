@@ -26,8 +26,9 @@ def test_api_test(players):
 
 
 def test_api_test_raw_and_variants():
-    api_test(fields_of_green_v0.raw_env(num_players=3, farm_size=7, perfect_recall=True, auto_single=True),
-             num_cycles=150)
+    api_test(
+        fields_of_green_v0.raw_env(num_players=3, farm_size=7, perfect_recall=True, auto_single=True), num_cycles=150
+    )
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -43,8 +44,9 @@ def test_seed_test():
 def test_parallel_seed_test():
     # PettingZoo's parallel seed test samples actions WITHOUT the mask, so the first step is illegal:
     # with illegal_action="terminate" that ends the game deterministically (our own test below uses masks).
-    parallel_seed_test(lambda: fields_of_green_v0.parallel_env(num_players=4, illegal_action="terminate"),
-                       num_cycles=50)
+    parallel_seed_test(
+        lambda: fields_of_green_v0.parallel_env(num_players=4, illegal_action="terminate"), num_cycles=50
+    )
 
 
 def test_render_test():
@@ -129,20 +131,26 @@ def _run(code: str) -> str:
 
 def test_imports_and_lazy_registration_in_fresh_processes():
     # the rules engine (which imports farmgames.envs first) pulls in neither framework
-    out = _run("import sys, farmgames.envs.fields_of_green as f; "
-               "print(sorted(m for m in ('pettingzoo', 'gymnasium', 'torch') if m in sys.modules))")
+    out = _run(
+        "import sys, farmgames.envs.fields_of_green as f; "
+        "print(sorted(m for m in ('pettingzoo', 'gymnasium', 'torch') if m in sys.modules))"
+    )
     assert out == "[]"
     # farmgames.envs first, pettingzoo later: registered when pettingzoo is imported
-    out = _run("import farmgames.envs, pettingzoo, sys; "
-               "e = pettingzoo.make('parallel', 'farmgames/fields_of_green-v0', num_players=3); "
-               "print(type(e).__name__, 'farmgames/fields_of_green-v0' in pettingzoo.aec_registry, "
-               "'torch' in sys.modules)")
+    out = _run(
+        "import farmgames.envs, pettingzoo, sys; "
+        "e = pettingzoo.make('parallel', 'farmgames/fields_of_green-v0', num_players=3); "
+        "print(type(e).__name__, 'farmgames/fields_of_green-v0' in pettingzoo.aec_registry, "
+        "'torch' in sys.modules)"
+    )
     assert out == "FieldsOfGreenParallelEnv True False"
     # pettingzoo first: registered at once; gymnasium id registered without importing the wrapper module
-    out = _run("import pettingzoo, gymnasium, sys, farmgames.envs; "
-               "print('farmgames/fields_of_green-v0' in pettingzoo.parallel_registry, "
-               "gymnasium.registry['farmgames/FieldsOfGreen-v0'].entry_point, "
-               "'farmgames.wrappers.single_agent' in sys.modules)")
+    out = _run(
+        "import pettingzoo, gymnasium, sys, farmgames.envs; "
+        "print('farmgames/fields_of_green-v0' in pettingzoo.parallel_registry, "
+        "gymnasium.registry['farmgames/FieldsOfGreen-v0'].entry_point, "
+        "'farmgames.wrappers.single_agent' in sys.modules)"
+    )
     assert out == "True farmgames.wrappers.single_agent:SingleAgentEnv False"
 
 

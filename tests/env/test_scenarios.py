@@ -43,8 +43,17 @@ def _towers(env) -> set[int]:
 
 
 def test_build_offered_only_where_a_tower_with_water_is_in_range(env_set):
-    game = scenario(num_players=3, farm_size=5, card_set=env_set, farms={0: FARM}, legend=LEGEND,
-                    coins={0: 10}, food={0: 0}, picks={0: "Melon Patch"}, decision=("act", 0))
+    game = scenario(
+        num_players=3,
+        farm_size=5,
+        card_set=env_set,
+        farms={0: FARM},
+        legend=LEGEND,
+        coins={0: 10},
+        food={0: 0},
+        picks={0: "Melon Patch"},
+        decision=("act", 0),
+    )
     env = _env_with(game)
     assert env.agent_selection == "player_0"
     near, far = at(game, 1, 1), at(game, 1, 3)
@@ -71,16 +80,33 @@ def test_build_offered_only_where_a_tower_with_water_is_in_range(env_set):
 
 def test_same_cell_becomes_buildable_when_its_tower_has_water(env_set):
     wet = FARM.replace("T0", "T1")
-    game = scenario(num_players=3, farm_size=5, card_set=env_set, farms={0: wet}, legend=LEGEND,
-                    coins={0: 10}, picks={0: "Melon Patch"}, decision=("act", 0))
+    game = scenario(
+        num_players=3,
+        farm_size=5,
+        card_set=env_set,
+        farms={0: wet},
+        legend=LEGEND,
+        coins={0: 10},
+        picks={0: "Melon Patch"},
+        decision=("act", 0),
+    )
     env = _env_with(game)
     assert at(game, 1, 3) in _builds(env)  # now the tower at (2,4) is in range and holds water
 
 
 def test_build_illegal_only_because_of_food(env_set):
     def setup(food):
-        return scenario(num_players=3, farm_size=5, card_set=env_set, farms={0: FARM}, legend=LEGEND,
-                        coins={0: 10}, food={0: food}, picks={0: "Cows"}, decision=("act", 0))
+        return scenario(
+            num_players=3,
+            farm_size=5,
+            card_set=env_set,
+            farms={0: FARM},
+            legend=LEGEND,
+            coins={0: 10},
+            food={0: food},
+            picks={0: "Cows"},
+            decision=("act", 0),
+        )
 
     poor = _env_with(setup(1))  # Cows cost 1 coin and 2 food
     assert _builds(poor) == set()
@@ -96,8 +122,17 @@ def test_build_illegal_only_because_of_food(env_set):
 
 
 def test_market_sales_limited_by_food(env_set):
-    game = scenario(num_players=3, farm_size=5, card_set=env_set, farms={0: FARM}, legend=LEGEND,
-                    coins={0: 0}, food={0: 1}, picks={0: "Chapel"}, decision=("act", 0))
+    game = scenario(
+        num_players=3,
+        farm_size=5,
+        card_set=env_set,
+        farms={0: FARM},
+        legend=LEGEND,
+        coins={0: 0},
+        food={0: 1},
+        picks={0: "Chapel"},
+        decision=("act", 0),
+    )
     env = _env_with(game)
     mask = env.observe("player_0")["action_mask"]
     L = env.layout

@@ -109,7 +109,7 @@ def test_FOG_ACT_7_one_action_per_player_per_turn():
     """FOG-ACT-7: each player performs exactly one of the five actions with their revealed card."""
     game = Game(num_players=4, seed=7, fixed_split=FIXED)
     rng = random.Random(7)
-    for turn in range(1, 7):
+    for _turn in range(1, 7):
         before = [f.actions_taken for f in game.farms]
         decisions_of_turn(game, rng)
         assert [f.actions_taken for f in game.farms] == [b + 1 for b in before]
@@ -213,10 +213,14 @@ def test_FOG_ACT_13_market_always_legal(make_set):
     """FOG-ACT-13: with no coins, food, fallow cards, towers or silos left, Market is still legal."""
     from farmgames.envs.fields_of_green.scenario import scenario
 
-    path = make_set(towers={"count": 3, "capacity": 3, "start_water": 3}, silos={"count": 3, "capacity": 4},
-                    locations={"Building": [{"name": "Dear", "cost": {"coins": 9}}]})
-    game = scenario(num_players=3, card_set=path, farm_size=5, coins={0: 0}, food={0: 0}, picks={0: "Dear"},
-                    decision=("act", 0))
+    path = make_set(
+        towers={"count": 3, "capacity": 3, "start_water": 3},
+        silos={"count": 3, "capacity": 4},
+        locations={"Building": [{"name": "Dear", "cost": {"coins": 9}}]},
+    )
+    game = scenario(
+        num_players=3, card_set=path, farm_size=5, coins={0: 0}, food={0: 0}, picks={0: "Dear"}, decision=("act", 0)
+    )
     assert game.towers_left == 0 and game.silos_left == 0
     assert legal_kinds(game) == {"market": [0]}
 
@@ -358,8 +362,9 @@ def test_FOG_ACT_BUILD_9_own_immediate_cannot_pay_the_cost(scen):
 
 def test_FOG_ACT_BUILD_10_harvest_and_end_game_not_resolved_on_build(scen):
     """FOG-ACT-BUILD-10: building a Harvest or End-game card resolves nothing."""
-    game = scen(farms={0: "W T S"}, legend={"W": "Wheat"}, picks={0: "Manor", 1: "Wheat"},
-                decision=[("act", 0), ("act", 1)])
+    game = scen(
+        farms={0: "W T S"}, legend={"W": "Wheat"}, picks={0: "Manor", 1: "Wheat"}, decision=[("act", 0), ("act", 1)]
+    )
     before = [(f.coins, f.food, f.water, f.vp_tokens) for f in game.farms]
     act(game, "build", cell(game, 1, 1))  # Manor next to the Wheat
     act(game, "build", cell(game, 1, 2))
@@ -463,8 +468,13 @@ def test_FOG_ACT_MARKET_4_cannot_sell_more_food_than_held(scen, food, options):
 
 def test_FOG_ACT_RESTORE_1_and_2_restore_fallow_card(scen):
     """FOG-ACT-RESTORE-1: discard and pay 1 coin; FOG-ACT-RESTORE-2: one own fallow card turns face up."""
-    game = scen(farms={0: "(W) T S (M)"}, legend={"W": "Wheat", "M": "Manor"}, picks={0: "Pigs"}, coins={0: 3},
-                decision=("act", 0))
+    game = scen(
+        farms={0: "(W) T S (M)"},
+        legend={"W": "Wheat", "M": "Manor"},
+        picks={0: "Pigs"},
+        coins={0: 3},
+        decision=("act", 0),
+    )
     card = game.picks[0]
     farm = game.farms[0]
     assert legal_kinds(game)["restore"] == sorted([cell(game, 2, 1), cell(game, 2, 4)])
@@ -484,23 +494,40 @@ def test_FOG_ACT_RESTORE_3_needs_a_fallow_card_and_a_coin(scen):
 def test_FOG_ACT_RESTORE_4_and_RUL_21_restored_card_counts_again(scen):
     """FOG-ACT-RESTORE-4 / FOG-RUL-21: a restored card's type, VP and Harvest ability count again; its
     Immediate ability does not trigger again."""
-    game = scen(farms={0: "(W) T S (P)"}, legend={"W": "Wheat", "P": "Pantry"}, picks={0: "Pigs"},
-                food={0: 0}, decision=[("act", 0), ("harvest", 0)], year=4)
+    game = scen(
+        farms={0: "(W) T S (P)"},
+        legend={"W": "Wheat", "P": "Pantry"},
+        picks={0: "Pigs"},
+        food={0: 0},
+        decision=[("act", 0), ("harvest", 0)],
+        year=4,
+    )
     wheat, pantry = cell(game, 2, 1), cell(game, 2, 4)
     assert game.scores()[0].printed_vp == 0
     act(game, "restore", wheat)
     assert game.scores()[0].printed_vp == 1
     assert game.decision == ("harvest", 0) and is_legal(game, "harvest", wheat)  # takes part in harvest
-    game2 = scen(farms={0: "(W) T S (P)"}, legend={"W": "Wheat", "P": "Pantry"}, picks={0: "Pigs"}, food={0: 0},
-                 decision=("act", 0))
+    game2 = scen(
+        farms={0: "(W) T S (P)"},
+        legend={"W": "Wheat", "P": "Pantry"},
+        picks={0: "Pigs"},
+        food={0: 0},
+        decision=("act", 0),
+    )
     act(game2, "restore", pantry)
     assert game2.farms[0].food == 0  # Pantry's Immediate (+3 food) does not fire
 
 
 def test_FOG_ACT_RESTORE_5_lost_equipment_not_returned(scen):
     """FOG-ACT-RESTORE-5: equipment discarded when the card went fallow does not come back."""
-    game = scen(farms={0: "T0 S W"}, legend={"W": "Wheat"}, equipment={0: {(2, 4): ["Scarecrow"]}},
-                picks={0: "Pigs"}, year=4, decision=[("harvest", 0), ("act", 0)])
+    game = scen(
+        farms={0: "T0 S W"},
+        legend={"W": "Wheat"},
+        equipment={0: {(2, 4): ["Scarecrow"]}},
+        picks={0: "Pigs"},
+        year=4,
+        decision=[("harvest", 0), ("act", 0)],
+    )
     wheat = cell(game, 2, 4)
     tile = game.farms[0].equipment[wheat][0]
     act(game, "harvest_end")  # cannot pay the water: fallow, Scarecrow discarded
@@ -512,8 +539,9 @@ def test_FOG_ACT_RESTORE_5_lost_equipment_not_returned(scen):
 
 def test_FOG_ACT_RESTORE_6_and_RUL_21_no_attach_when_restoring(scen):
     """FOG-ACT-RESTORE-6 / FOG-RUL-21: restoring is not building: matching set-aside tiles stay aside."""
-    game = scen(farms={0: "(W) T S"}, legend={"W": "Wheat"}, set_aside={0: ["Hose"]}, picks={0: "Pigs"},
-                decision=("act", 0))
+    game = scen(
+        farms={0: "(W) T S"}, legend={"W": "Wheat"}, set_aside={0: ["Hose"]}, picks={0: "Pigs"}, decision=("act", 0)
+    )
     act(game, "restore", cell(game, 2, 1))
     assert game.is_terminal()  # no attach decision followed
     assert len(game.farms[0].set_aside) == 1 and game.farms[0].equipment == {}
@@ -564,12 +592,16 @@ def test_FOG_ABIL_3_end_game_only_at_scoring(scen):
 def test_FOG_ABIL_4_and_RUL_37_fallow_card_has_no_type_vp_or_ability(scen):
     """FOG-ABIL-4 / FOG-RUL-37: a fallow card has no type (Manor does not count it), no VP and no
     abilities (no harvest, no end-game)."""
-    game = scen(farms={0: "(W) T S\n(M) . ."}, legend={"W": "Wheat", "M": "Manor"}, origin=(2, 1),
-                decision=[])
+    game = scen(farms={0: "(W) T S\n(M) . ."}, legend={"W": "Wheat", "M": "Manor"}, origin=(2, 1), decision=[])
     s = game.scores()[0]
     assert s.printed_vp == 0 and s.end_game == 0
-    game = scen(farms={0: "(W) T S\nM . ."}, legend={"W": "Wheat", "M": "Manor"}, origin=(2, 1),
-                year=4, decision=[("harvest", 0)])
+    game = scen(
+        farms={0: "(W) T S\nM . ."},
+        legend={"W": "Wheat", "M": "Manor"},
+        origin=(2, 1),
+        year=4,
+        decision=[("harvest", 0)],
+    )
     assert game.is_terminal()  # the fallow Wheat offers no harvest
     s = game.scores()[0]
     assert s.printed_vp == 3 and s.end_game == 0  # Manor: fallow Wheat is no Field
@@ -586,8 +618,11 @@ def test_FOG_ABIL_6_ability_texts_are_data(make_set):
     """FOG-ABIL-6: abilities are card data: a set may define its own (here: Immediate +2 VP tokens)."""
     from farmgames.envs.fields_of_green.scenario import scenario
 
-    path = make_set(locations={"Construction": [{"name": "Shrine", "ability": {"kind": "immediate",
-                                                                               "effect": [{"gain": {"vp": 2}}]}}]})
+    path = make_set(
+        locations={
+            "Construction": [{"name": "Shrine", "ability": {"kind": "immediate", "effect": [{"gain": {"vp": 2}}]}}]
+        }
+    )
     game = scenario(num_players=3, card_set=path, farm_size=5, picks={0: "Shrine"}, decision=("act", 0))
     act(game, "build", cell(game, 1, 2))
     assert game.farms[0].vp_tokens == 2

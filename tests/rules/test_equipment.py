@@ -77,8 +77,10 @@ def test_FOG_EQUIP_3_and_RUL_19_keep_one_rest_to_the_bottom(scen):
 def test_FOG_RUL_19_short_or_empty_stack(make_set):
     """FOG-RUL-19: fewer than 3 tiles -> draw them all; an empty stack gives nothing; no refusal."""
     shed = {"Construction": [{"name": "Toolshed", "ability": {"kind": "immediate", "effect": [{"gain_equipment": 1}]}}]}
-    tiles = [{"name": "Hose", "host": "Field", "timing": "on_place", "effect": [{"gain": {"coins": 1}}]},
-             {"name": "Vane", "host": "Building", "timing": "end_game", "effect": [{"gain": {"vp": 2}}]}]
+    tiles = [
+        {"name": "Hose", "host": "Field", "timing": "on_place", "effect": [{"gain": {"coins": 1}}]},
+        {"name": "Vane", "host": "Building", "timing": "end_game", "effect": [{"gain": {"vp": 2}}]},
+    ]
     path = make_set(locations=shed, equipment=tiles)
     game = scenario(num_players=3, card_set=path, farm_size=5, picks={0: "Toolshed"}, decision=("act", 0))
     act(game, "build", cell(game, 1, 2))
@@ -149,12 +151,17 @@ def test_FOG_EQUIP_8_set_aside(scen):
 def test_FOG_EQUIP_9_and_RUL_27_attach_set_aside_tiles_while_building(scen):
     """FOG-EQUIP-9 / FOG-RUL-27: set-aside tiles may be attached only while building a location they
     match, several at once up to the cap."""
-    game = scen(set_aside={0: ["Hose", "Drill", "Scarecrow", "Vane"]}, picks={0: "Wheat"}, coins={0: 10},
-                decision=("act", 0))
+    game = scen(
+        set_aside={0: ["Hose", "Drill", "Scarecrow", "Vane"]}, picks={0: "Wheat"}, coins={0: 10}, decision=("act", 0)
+    )
     target = cell(game, 1, 2)
     act(game, "build", target)
     assert game.decision_kind == "attach"
-    assert names(game, [game.farms[0].set_aside[i] for i in legal_kinds(game)["attach"]]) == ["Hose", "Drill", "Scarecrow"]
+    assert names(game, [game.farms[0].set_aside[i] for i in legal_kinds(game)["attach"]]) == [
+        "Hose",
+        "Drill",
+        "Scarecrow",
+    ]
     act(game, "attach", 1)  # Drill: +2 coins when placed
     assert game.farms[0].coins == 9 + 2
     act(game, "attach", 0)  # Hose
@@ -165,8 +172,9 @@ def test_FOG_EQUIP_9_and_RUL_27_attach_set_aside_tiles_while_building(scen):
 
 def test_FOG_EQUIP_9_no_attach_at_other_times(scen):
     """FOG-EQUIP-9: not when building a non-matching location, not at Market, never otherwise."""
-    game = scen(set_aside={0: ["Hose"], 1: ["Hose"]}, picks={0: "Chapel", 1: "Wheat"},
-                decision=[("act", 0), ("act", 1)])
+    game = scen(
+        set_aside={0: ["Hose"], 1: ["Hose"]}, picks={0: "Chapel", 1: "Wheat"}, decision=[("act", 0), ("act", 1)]
+    )
     act(game, "build", cell(game, 1, 2))
     assert game.decision == ("act", 1)  # Chapel is no Field: no attach decision
     act(game, "market", 0)
@@ -221,8 +229,14 @@ def test_FOG_EQUIP_11_placed_tiles_never_move():
 def test_FOG_EQUIP_12_timings(scen):
     """FOG-EQUIP-12: on_place acts once when placed; permanent while it lies there (Hose: harvest cost
     1 water less; Valve: tower capacity +2); harvest acts when the host harvests (Scarecrow)."""
-    game = scen(farms={0: FARM}, legend=LEGEND, equipment={0: {(2, 1): ["Hose", "Scarecrow"]}}, food={0: 0},
-                year=4, decision=("harvest", 0))
+    game = scen(
+        farms={0: FARM},
+        legend=LEGEND,
+        equipment={0: {(2, 1): ["Hose", "Scarecrow"]}},
+        food={0: 0},
+        year=4,
+        decision=("harvest", 0),
+    )
     wheat = cell(game, 2, 1)
     assert game.harvest_cost(0, wheat) == (0, 0, 0)
     act(game, "harvest", wheat)
@@ -233,8 +247,14 @@ def test_FOG_EQUIP_12_timings(scen):
     game = gain_tile(scen, "Drill", coins={0: 5})
     act(game, "place_equipment", cell(game, 2, 1))
     assert game.farms[0].coins == 6
-    game2 = scen(farms={0: FARM}, legend=LEGEND, equipment={0: {(2, 1): ["Drill"]}}, coins={0: 6}, year=4,
-                 decision=("harvest", 0))
+    game2 = scen(
+        farms={0: FARM},
+        legend=LEGEND,
+        equipment={0: {(2, 1): ["Drill"]}},
+        coins={0: 6},
+        year=4,
+        decision=("harvest", 0),
+    )
     act(game2, "harvest", cell(game2, 2, 1))
     act(game2, "pay_water", cell(game2, 2, 2))
     assert game2.farms[0].coins == 6  # on_place does not repeat
@@ -243,8 +263,14 @@ def test_FOG_EQUIP_12_timings(scen):
 def test_FOG_EQUIP_13_and_RUL_19_fallow_removes_tiles_from_the_game(scen):
     """FOG-EQUIP-13 / FOG-RUL-19: tiles of a location that turns fallow leave the game (not to the
     stack, not returned when restored)."""
-    game = scen(farms={0: FARM}, legend=LEGEND, equipment={0: {(2, 1): ["Drill"]}}, picks={0: "Pigs"},
-                year=4, decision=[("harvest", 0), ("act", 0)])
+    game = scen(
+        farms={0: FARM},
+        legend=LEGEND,
+        equipment={0: {(2, 1): ["Drill"]}},
+        picks={0: "Pigs"},
+        year=4,
+        decision=[("harvest", 0), ("act", 0)],
+    )
     drill = game.farms[0].equipment[cell(game, 2, 1)][0]
     stack = list(game.equipment_stack)
     act(game, "harvest_end")
@@ -263,16 +289,27 @@ def test_FOG_EQUIP_15_end_game_equipment_scores(scen):
     """FOG-EQUIP-15: equipment with an End-game ability scores at the end (Ladder 2, Vane 2)."""
     game = scen(farms={0: FARM}, legend=LEGEND, equipment={0: {(1, 2): ["Ladder"]}}, decision=[])
     assert game.scores()[0].equipment == 2
-    game = scen(farms={0: "H T S"}, legend={"H": "Chapel"}, equipment={0: {(2, 1): ["Vane"]}},
-                set_aside={0: ["Ladder"]}, decision=[])
+    game = scen(
+        farms={0: "H T S"},
+        legend={"H": "Chapel"},
+        equipment={0: {(2, 1): ["Vane"]}},
+        set_aside={0: ["Ladder"]},
+        decision=[],
+    )
     assert game.scores()[0].equipment == 3
 
 
 def test_FOG_RUL_18_tile_from_harvest_adds_to_a_later_harvest_in_the_phase(scen):
     """FOG-RUL-18: a harvest-timed tile gained during the harvest works for a location harvested later
     in the same phase (Scarecrow from the Hens onto the still unharvested Wheat)."""
-    game = scen(farms={0: "W T S H"}, legend={"W": "Wheat", "H": "Hens"}, food={0: 1}, year=4,
-                stack_top=["Scarecrow"], decision=("harvest", 0))
+    game = scen(
+        farms={0: "W T S H"},
+        legend={"W": "Wheat", "H": "Hens"},
+        food={0: 1},
+        year=4,
+        stack_top=["Scarecrow"],
+        decision=("harvest", 0),
+    )
     wheat = cell(game, 2, 1)
     act(game, "harvest", cell(game, 2, 4))
     act(game, "keep_equipment", 0)

@@ -11,7 +11,6 @@ from farmgames.envs.fields_of_green.farm import EMPTY, geometry
 
 from .conftest import act, assert_rejected, cell, is_legal, legal_kinds
 
-
 # ---------------------------------------------------------------- 4. the farm
 
 
@@ -47,8 +46,9 @@ def test_FOG_RUL_8_placement_at_the_edge(scen):
     game = scen(farms={0: picture}, legend={"W": "Wheat"}, picks={0: "Statue"}, decision=("act", 0))
     cells = legal_kinds(game)["build"]
     assert all(0 <= c < 25 for c in cells)
-    assert sorted(cells) == sorted(cell(game, r, c) for r, c in
-                                   [(0, 1), (0, 3), (1, 1), (1, 3), (2, 1), (2, 4), (3, 2), (3, 3)])
+    assert sorted(cells) == sorted(
+        cell(game, r, c) for r, c in [(0, 1), (0, 3), (1, 1), (1, 3), (2, 1), (2, 4), (3, 2), (3, 3)]
+    )
 
 
 def test_FOG_FARM_2_adjacency_is_orthogonal():
@@ -62,8 +62,11 @@ def test_FOG_FARM_3_new_card_next_to_an_existing_card(scen):
     """FOG-FARM-3: locations, towers and silos all go on empty cells adjacent to a card of the farm."""
     game = scen(farms={0: "T S W"}, legend={"W": "Wheat"}, picks={0: "Statue"}, decision=("act", 0))
     farm = game.farms[0]
-    expected = sorted(c for c in range(25) if farm.grid[c] == EMPTY
-                      and any(farm.grid[n] != EMPTY for n in game.geometry.neighbours[c]))
+    expected = sorted(
+        c
+        for c in range(25)
+        if farm.grid[c] == EMPTY and any(farm.grid[n] != EMPTY for n in game.geometry.neighbours[c])
+    )
     kinds = legal_kinds(game)
     assert kinds["build"] == kinds["tower"] == kinds["silo"] == expected
     assert len(expected) == 7
@@ -125,8 +128,9 @@ def test_FOG_STORE_1_water_only_on_towers(scen):
 def test_FOG_STORE_2_and_RUL_10_tower_capacity(scen):
     """FOG-STORE-2 / FOG-RUL-10: a tower holds at most 3 water unless an effect raises that tower's
     capacity; a new tower still starts with exactly 3."""
-    game = scen(farms={0: "T1 S T1"}, picks={0: "Cistern", 1: "Statue"}, coins={1: 5},
-                decision=[("act", 0), ("act", 1)])
+    game = scen(
+        farms={0: "T1 S T1"}, picks={0: "Cistern", 1: "Statue"}, coins={1: 5}, decision=[("act", 0), ("act", 1)]
+    )
     act(game, "build", cell(game, 1, 2))  # Cistern: +2 capacity to a chosen tower
     assert game.decision_kind == "ability_target"
     act(game, "ability_target", cell(game, 2, 4))
@@ -177,8 +181,9 @@ def test_FOG_STORE_7_and_STORE_8_food_stored_overflow_lost(scen):
 def test_FOG_STORE_9_overflow_checked_at_each_gain(scen):
     """FOG-STORE-9: a token that cannot be stored when gained is lost for good, even if room appears
     later (here: 5 food from Pumpkins into 2 free spaces, then Cows eat 1 food)."""
-    game = scen(farms={0: "C T S P"}, legend={"C": "Cows", "P": "Pumpkins"}, food={0: 2}, year=4,
-                decision=("harvest", 0))
+    game = scen(
+        farms={0: "C T S P"}, legend={"C": "Cows", "P": "Pumpkins"}, food={0: 2}, year=4, decision=("harvest", 0)
+    )
     act(game, "harvest", cell(game, 2, 4))  # Pumpkins: 2 water -> 5 food
     act(game, "pay_water", cell(game, 2, 2))
     act(game, "pay_water", cell(game, 2, 2))
@@ -210,8 +215,9 @@ def test_FOG_STORE_11_and_RUL_11_water_never_moves(scen):
 
 def test_FOG_STORE_12_coins_and_vp_tokens_unlimited(scen):
     """FOG-STORE-12: coins and VP tokens have no storage limit."""
-    game = scen(farms={0: "T S P"}, legend={"P": "Pigs"}, coins={0: 1000}, vp_tokens={0: 500}, year=4,
-                decision=("harvest", 0))
+    game = scen(
+        farms={0: "T S P"}, legend={"P": "Pigs"}, coins={0: 1000}, vp_tokens={0: 500}, year=4, decision=("harvest", 0)
+    )
     act(game, "harvest", cell(game, 2, 4))
     assert (game.farms[0].coins, game.farms[0].vp_tokens) == (999, 501)
 

@@ -10,8 +10,14 @@ HARVEST_KINDS = {"harvest", "harvest_end"}
 def test_FOG_HARVEST_1_every_face_up_harvest_location_incl_new_ones(scen):
     """FOG-HARVEST-1: every face-up location with a Harvest ability is resolved, including one built
     this year."""
-    game = scen(farms={0: "W T S"}, legend={"W": "Wheat"}, picks={0: "Pigs"}, year=4, food={0: 2},
-                decision=[("act", 0), ("harvest_phase",)])
+    game = scen(
+        farms={0: "W T S"},
+        legend={"W": "Wheat"},
+        picks={0: "Pigs"},
+        year=4,
+        food={0: 2},
+        decision=[("act", 0), ("harvest_phase",)],
+    )
     act(game, "build", cell(game, 1, 2))
     assert game.decision == ("harvest", 0)
     assert legal_kinds(game)["harvest"] == sorted([cell(game, 2, 1), cell(game, 1, 2)])
@@ -30,8 +36,7 @@ def test_FOG_HARVEST_2_and_RUL_25_pay_whole_cost_then_apply(scen):
 
 def test_FOG_HARVEST_3_player_orders_each_used_once(scen):
     """FOG-HARVEST-3: the player chooses the order; each ability is used at most once."""
-    game = scen(farms={0: "W T S C"}, legend={"W": "Wheat", "C": "Cows"}, food={0: 1}, year=4,
-                decision=("harvest", 0))
+    game = scen(farms={0: "W T S C"}, legend={"W": "Wheat", "C": "Cows"}, food={0: 1}, year=4, decision=("harvest", 0))
     wheat, cows = cell(game, 2, 1), cell(game, 2, 4)
     assert legal_kinds(game)["harvest"] == sorted([wheat, cows])
     act(game, "harvest", cows)  # any order: Cows first
@@ -53,8 +58,14 @@ def test_FOG_HARVEST_4_paying_is_optional(scen):
 def test_FOG_HARVEST_5_and_RUL_24_unpaid_locations_turn_fallow_together(scen):
     """FOG-HARVEST-5 / FOG-RUL-24: unpaid harvest locations (cannot or will not) turn fallow together
     when the player ends the harvest, not before."""
-    game = scen(farms={0: "W T S C\n. . . P"}, legend={"W": "Wheat", "C": "Cows", "P": "Pigs"}, food={0: 1},
-                coins={0: 0}, year=4, decision=("harvest", 0))
+    game = scen(
+        farms={0: "W T S C\n. . . P"},
+        legend={"W": "Wheat", "C": "Cows", "P": "Pigs"},
+        food={0: 1},
+        coins={0: 0},
+        year=4,
+        decision=("harvest", 0),
+    )
     wheat, cows, pigs = cell(game, 2, 1), cell(game, 2, 4), cell(game, 3, 4)
     act(game, "harvest", cows)
     farm = game.farms[0]
@@ -75,8 +86,14 @@ def test_FOG_HARVEST_6_water_from_towers_in_range(scen):
 
 def test_FOG_HARVEST_7_food_from_any_silo(scen):
     """FOG-HARVEST-7: harvest food may come from any silo, however far."""
-    game = scen(farms={0: "S T W W C"}, legend={"W": "Wheat", "C": "Cows"}, farm_size=7, food={0: 1}, year=4,
-                decision=("harvest", 0))
+    game = scen(
+        farms={0: "S T W W C"},
+        legend={"W": "Wheat", "C": "Cows"},
+        farm_size=7,
+        food={0: 1},
+        year=4,
+        decision=("harvest", 0),
+    )
     cows = cell(game, 3, 6)
     act(game, "harvest", cows)
     assert game.farms[0].food == 0 and game.farms[0].coins == 18
@@ -85,12 +102,12 @@ def test_FOG_HARVEST_7_food_from_any_silo(scen):
 def test_FOG_HARVEST_8_paid_resources_free_space_at_once(scen):
     """FOG-HARVEST-8: paid resources leave at once: the tower paid for Wheat has room for new water in
     the same harvest (Well-like gain), the silo room is free for produced food."""
-    game = scen(farms={0: "C T S"}, legend={"C": "Cows"}, food={0: 4}, year=4,
-                decision=("harvest", 0))
+    game = scen(farms={0: "C T S"}, legend={"C": "Cows"}, food={0: 4}, year=4, decision=("harvest", 0))
     act(game, "harvest", cell(game, 2, 1))
     assert game.farms[0].food == 3  # the paid food left the silo immediately
-    game = scen(farms={0: "C T S\n. W ."}, legend={"C": "Cows", "W": "Wheat"}, food={0: 4}, year=4,
-                decision=("harvest", 0))
+    game = scen(
+        farms={0: "C T S\n. W ."}, legend={"C": "Cows", "W": "Wheat"}, food={0: 4}, year=4, decision=("harvest", 0)
+    )
     act(game, "harvest", cell(game, 2, 1))  # Cows eat 1: room for 1
     act(game, "harvest", cell(game, 3, 2))  # Wheat +2 food: 1 stored
     act(game, "pay_water", cell(game, 2, 2))
@@ -103,8 +120,9 @@ def test_FOG_HARVEST_9_order_matters_for_food_overflow(scen):
     picture = "C T S\n. W ."
     results = []
     for first in ("cows", "wheat"):
-        game = scen(farms={0: picture}, legend={"C": "Cows", "W": "Wheat"}, food={0: 3}, year=4,
-                    decision=("harvest", 0))
+        game = scen(
+            farms={0: picture}, legend={"C": "Cows", "W": "Wheat"}, food={0: 3}, year=4, decision=("harvest", 0)
+        )
         cows, wheat = cell(game, 2, 1), cell(game, 3, 2)
         order = [cows, wheat] if first == "cows" else [wheat, cows]
         for c in order:
@@ -118,8 +136,14 @@ def test_FOG_HARVEST_9_order_matters_for_food_overflow(scen):
 def test_FOG_HARVEST_10_and_RUL_18_equipment_gained_in_harvest_used_at_once(scen):
     """FOG-HARVEST-10 / FOG-RUL-18: equipment gained during the harvest may be used in the same harvest:
     Hens bring a Hose, placed on the waterless Wheat, whose cost drops to nothing."""
-    game = scen(farms={0: "W T0 S H"}, legend={"W": "Wheat", "H": "Hens"}, food={0: 1}, year=4,
-                stack_top=["Hose"], decision=("harvest", 0))
+    game = scen(
+        farms={0: "W T0 S H"},
+        legend={"W": "Wheat", "H": "Hens"},
+        food={0: 1},
+        year=4,
+        stack_top=["Hose"],
+        decision=("harvest", 0),
+    )
     wheat, hens = cell(game, 2, 1), cell(game, 2, 4)
     assert legal_kinds(game) == {"harvest": [hens], "harvest_end": [0]}
     act(game, "harvest", hens)
@@ -158,8 +182,13 @@ def test_FOG_HARVEST_13_fallow_cards_skipped(scen):
 
 def test_FOG_HARVEST_14_fallow_discards_equipment(scen):
     """FOG-HARVEST-14: a location turning fallow loses all its equipment."""
-    game = scen(farms={0: "W T S"}, legend={"W": "Wheat"}, equipment={0: {(2, 1): ["Scarecrow", "Drill"]}},
-                year=4, decision=("harvest", 0))
+    game = scen(
+        farms={0: "W T S"},
+        legend={"W": "Wheat"},
+        equipment={0: {(2, 1): ["Scarecrow", "Drill"]}},
+        year=4,
+        decision=("harvest", 0),
+    )
     tiles = list(game.farms[0].equipment[cell(game, 2, 1)])
     act(game, "harvest_end")
     assert game.farms[0].equipment == {} and sorted(game.removed_equipment) == sorted(tiles)

@@ -30,8 +30,13 @@ def section(text: str, seat: int) -> str:
 def test_FOG_INFO_1_farms_are_public(scen):
     """FOG-INFO-1: every farm (cards, fallow state, water on towers, equipment, set-aside tiles) is seen
     by every seat."""
-    game = scen(farms={0: "W T2 S (W)"}, legend={"W": "Wheat"}, equipment={0: {(2, 1): ["Hose"]}},
-                set_aside={0: ["Vane"]}, decision=[])
+    game = scen(
+        farms={0: "W T2 S (W)"},
+        legend={"W": "Wheat"},
+        equipment={0: {(2, 1): ["Hose"]}},
+        set_aside={0: ["Vane"]},
+        decision=[],
+    )
     other = section(game_text(game, viewer=2), 0)
     assert "T2" in other and " F+" in other and " f" in other and "set aside 1" in other
     assert other == section(game_text(game, viewer=0), 0)
@@ -107,7 +112,10 @@ def test_FOG_INFO_8_and_RUL_31_tiles_sent_to_the_bottom_known_to_the_drawer_only
     act(game, "build", cell(game, 1, 2))
     assert game.current_player == 0
     assert [game.describe_action(a) for a in game.legal_actions()] == [
-        "keep equipment 0: Hose", "keep equipment 1: Ladder", "keep equipment 2: Drill"]
+        "keep equipment 0: Hose",
+        "keep equipment 1: Ladder",
+        "keep equipment 2: Drill",
+    ]
     act(game, "keep_equipment", 0)
     text = game_text(game, viewer=1)
     assert "Ladder" not in text and "Drill" not in text
@@ -117,8 +125,9 @@ def test_FOG_INFO_8_and_RUL_31_tiles_sent_to_the_bottom_known_to_the_drawer_only
 def test_FOG_RUL_31_public_and_private(scen):
     """FOG-RUL-31: public: farms, tokens, coins, VP tokens, set-aside tiles, discard, pile sizes and draw
     counts; private: the hand and this turn's pick before the reveal."""
-    game = scen(hands={0: ["Wheat", "Pigs"], 1: ["Manor", "Cows"]}, picks={0: "Chapel"}, revealed=False,
-                decision=[("pick", 1)])
+    game = scen(
+        hands={0: ["Wheat", "Pigs"], 1: ["Manor", "Cows"]}, picks={0: "Chapel"}, revealed=False, decision=[("pick", 1)]
+    )
     view = game_text(game, viewer=1)
     assert "Chapel" not in view and "Wheat" not in view  # seat 0's pick and hand
     assert "hand: Cows, Manor" in view or "hand: Manor, Cows" in view

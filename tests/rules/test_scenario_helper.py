@@ -18,15 +18,22 @@ def all_cards(game: Game) -> list[int]:
 
 def test_docstring_example_on_the_base_set():
     game = scenario(
-        num_players=3, farm_size=5, legend={"B": "Amberstalk Barley"},
-        farms={0: """
+        num_players=3,
+        farm_size=5,
+        legend={"B": "Amberstalk Barley"},
+        farms={
+            0: """
             .  .  .  .  .
             .  .  B  .  .
             .  .  T2 S  .
             .  .  .  .  .
             .  .  .  .  .
-        """},
-        coins={0: 5}, food={0: 2}, picks={0: "Windrow Rye"}, decision=("act", 0),
+        """
+        },
+        coins={0: 5},
+        food={0: 2},
+        picks={0: "Windrow Rye"},
+        decision=("act", 0),
     )
     assert game.layout.index("build", at(game, 1, 3)) in game.legal_actions()
     assert cells_of(game, 0, "Amberstalk Barley") == [(1, 2)] and cells_of(game, 0, "Water Tower") == [(2, 2)]
@@ -53,17 +60,20 @@ def test_towers_silos_and_tiles_are_conserved(scen):
     assert sorted(tiles) == list(range(len(game.cards.equipment)))
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"farms": {0: "T . S"}}, "connected"),
-    ({"farms": {0: "T S Q"}}, "legend"),
-    ({"farms": {0: "T S\nT"}}, "lengths"),
-    ({"farms": {0: "T4 S"}}, "capacity"),
-    ({"farms": {0: "T S W W W W"}, "legend": {"W": "Wheat"}}, "outside"),
-    ({"legend": {"T1": "Wheat"}}, "legend key"),
-    ({"picks": {0: "No Such Card"}}, "no location card"),
-    ({"set_aside": {0: ["Nope"]}}, "no equipment"),
-    ({"food": {0: 9}}, "exceeds"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"farms": {0: "T . S"}}, "connected"),
+        ({"farms": {0: "T S Q"}}, "legend"),
+        ({"farms": {0: "T S\nT"}}, "lengths"),
+        ({"farms": {0: "T4 S"}}, "capacity"),
+        ({"farms": {0: "T S W W W W"}, "legend": {"W": "Wheat"}}, "outside"),
+        ({"legend": {"T1": "Wheat"}}, "legend key"),
+        ({"picks": {0: "No Such Card"}}, "no location card"),
+        ({"set_aside": {0: ["Nope"]}}, "no equipment"),
+        ({"food": {0: 9}}, "exceeds"),
+    ],
+)
 def test_scenario_errors(scen, kwargs, match):
     with pytest.raises(ValueError, match=match):
         scen(decision=[], **kwargs)

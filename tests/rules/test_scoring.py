@@ -24,8 +24,16 @@ def test_FOG_END_1_game_ends_after_year_4_harvest(scen):
 
 def test_FOG_END_2_score_is_the_sum_of_six_items(scen):
     """FOG-END-2: the final score is the sum of the six items."""
-    game = scen(farms={0: FULL}, legend=LEGEND, coins={0: 8}, food={0: 3}, vp_tokens={0: 2},
-                equipment={0: {(3, 1): ["Vane"]}}, set_aside={0: ["Hose"]}, decision=[])
+    game = scen(
+        farms={0: FULL},
+        legend=LEGEND,
+        coins={0: 8},
+        food={0: 3},
+        vp_tokens={0: 2},
+        equipment={0: {(3, 1): ["Vane"]}},
+        set_aside={0: ["Hose"]},
+        decision=[],
+    )
     s = game.scores()[0]
     assert PARTS == ("printed_vp", "equipment", "coins", "food", "empty_towers", "end_game")
     assert [getattr(s, part) for part in PARTS] == [1 + 3 + 2, 2 + 1, 2, 1, 1, 1]
@@ -40,8 +48,13 @@ def test_FOG_END_3_and_RUL_37_printed_vp_of_face_up_cards_plus_tokens(scen):
 
 def test_FOG_END_4_equipment_item(scen):
     """FOG-END-4: End-game VP of placed equipment plus 1 VP per set-aside tile."""
-    game = scen(farms={0: "M T S"}, legend=LEGEND, equipment={0: {(2, 1): ["Vane"]}},
-                set_aside={0: ["Hose", "Vane"]}, decision=[])
+    game = scen(
+        farms={0: "M T S"},
+        legend=LEGEND,
+        equipment={0: {(2, 1): ["Vane"]}},
+        set_aside={0: ["Hose", "Vane"]},
+        decision=[],
+    )
     assert game.scores()[0].equipment == 2 + 2
 
 

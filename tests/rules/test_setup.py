@@ -13,7 +13,7 @@ from farmgames.envs.fields_of_green.farm import SILO, TOWER
 from farmgames.envs.fields_of_green.render import PILE_LETTER
 from farmgames.envs.fields_of_green.scenario import write_card_set
 
-from .conftest import act, is_legal, cell, legal_kinds, play_random
+from .conftest import act, cell, is_legal, legal_kinds, play_random
 
 BASE = load_card_set()
 
@@ -92,8 +92,10 @@ def test_FOG_GEN_5_two_player_variant_replaces_only_the_named_parts():
 # ---------------------------------------------------------------- 2. Components
 
 
-@pytest.mark.parametrize("rule,pile", [("FOG-COMP-1", "Field"), ("FOG-COMP-2", "Livestock"),
-                                       ("FOG-COMP-3", "Construction"), ("FOG-COMP-4", "Building")])
+@pytest.mark.parametrize(
+    "rule,pile",
+    [("FOG-COMP-1", "Field"), ("FOG-COMP-2", "Livestock"), ("FOG-COMP-3", "Construction"), ("FOG-COMP-4", "Building")],
+)
 def test_FOG_COMP_1_to_4_main_piles_hold_33_cards(rule, pile):
     """FOG-COMP-1 Fields, FOG-COMP-2 Livestock, FOG-COMP-3 Constructions, FOG-COMP-4 Buildings: 33 each."""
     assert len(BASE.pile_cards(pile)) == 33, rule
@@ -121,8 +123,15 @@ def test_FOG_COMP_8_to_11_token_supply_is_not_a_hard_limit(scen):
     towers = " ".join(["T3"] * 5)
     picture = "\n".join([towers] * 3)  # 15 towers x 3 water = 45 > 32 water tokens
     game = scen(
-        num_players=2, farm_size=5, farms={0: picture + "\nS/60 . . . ."}, origin=(0, 0), food={0: 50}, coins={0: 61},
-        vp_tokens={0: 20}, picks={0: "Statue"}, decision=("act", 0),
+        num_players=2,
+        farm_size=5,
+        farms={0: picture + "\nS/60 . . . ."},
+        origin=(0, 0),
+        food={0: 50},
+        coins={0: 61},
+        vp_tokens={0: 20},
+        picks={0: "Statue"},
+        decision=("act", 0),
     )
     farm = game.farms[0]
     assert farm.water == 45 and farm.food == 50
@@ -133,8 +142,15 @@ def test_FOG_COMP_8_to_11_token_supply_is_not_a_hard_limit(scen):
 
 def test_FOG_COMP_11_vp_tokens_beyond_twenty(scen):
     """FOG-COMP-11 / FOG-RUL-13: VP tokens keep coming beyond the 20 physical tokens."""
-    game = scen(farms={0: "T S P"}, legend={"P": "Pigs"}, coins={0: 3}, food={0: 1}, vp_tokens={0: 20},
-                year=4, decision=("harvest", 0))
+    game = scen(
+        farms={0: "T S P"},
+        legend={"P": "Pigs"},
+        coins={0: 3},
+        food={0: 1},
+        vp_tokens={0: 20},
+        year=4,
+        decision=("harvest", 0),
+    )
     act(game, "harvest", cell(game, 2, 4))
     assert game.farms[0].vp_tokens == 21
 
@@ -152,9 +168,25 @@ def test_FOG_COMP_13_aids_have_no_rules_effect():
     action for them, and it is exactly the decision kinds of the rules."""
     kinds = [name for name, _, _ in RANGES]
     assert kinds == [
-        "split", "pick", "build", "tower", "silo", "market", "restore", "pay_water", "store_water", "harvest",
-        "harvest_end", "keep_equipment", "place_equipment", "set_aside", "attach", "attach_done",
-        "ability_target", "ability_option", "noop",
+        "split",
+        "pick",
+        "build",
+        "tower",
+        "silo",
+        "market",
+        "restore",
+        "pay_water",
+        "store_water",
+        "harvest",
+        "harvest_end",
+        "keep_equipment",
+        "place_equipment",
+        "set_aside",
+        "attach",
+        "attach_done",
+        "ability_target",
+        "ability_option",
+        "noop",
     ]
     assert not any("aid" in k or "pad" in k or "rule" in k for k in kinds)
 
@@ -257,8 +289,13 @@ def test_FOG_CARD_9_one_ability_box_with_a_timing(make_set):
 
 def test_FOG_CARD_10_harvest_cost_only_on_harvest_abilities(make_set, scen):
     """FOG-CARD-10: a Harvest ability shows a harvest cost; its effect applies only if it is paid."""
-    bad = make_set(locations={"Building": [{"name": "Odd", "ability": {"kind": "end_game", "cost": {"coins": 1},
-                                                                        "effect": [{"gain": {"vp": 1}}]}}]})
+    bad = make_set(
+        locations={
+            "Building": [
+                {"name": "Odd", "ability": {"kind": "end_game", "cost": {"coins": 1}, "effect": [{"gain": {"vp": 1}}]}}
+            ]
+        }
+    )
     with pytest.raises(CardSetError, match="cost"):
         load_card_set(bad)
     game = scen(farms={0: "T0 S W"}, legend={"W": "Wheat"}, food={0: 0}, year=4, decision=("harvest", 0))
@@ -401,8 +438,17 @@ def test_FOG_RUL_1_card_records_and_pile_sizes(make_set, tmp_path):
     """FOG-RUL-1: cards are data with the listed fields; each pile must have pile_size (33) records;
     towers and silos have 0 VP and no ability."""
     card = BASE.locations[0]
-    for attr in ("name", "pile", "subtype", "coin_cost", "water_cost", "food_cost", "vp", "ability_kind",
-                 "harvest_cost"):
+    for attr in (
+        "name",
+        "pile",
+        "subtype",
+        "coin_cost",
+        "water_cost",
+        "food_cost",
+        "vp",
+        "ability_kind",
+        "harvest_cost",
+    ):
         assert hasattr(card, attr)
     for pile in PILES:
         assert sum(1 for c in BASE.locations if c.pile == pile) == 33

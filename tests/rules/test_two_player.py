@@ -16,7 +16,7 @@ def drawn_cards(game: Game) -> list[int]:
     before = [list(p) for p in game.piles]
     while game.decision_kind == "split":
         game.apply(game.legal_actions()[0])
-    return sorted(c for b, p in zip(before, game.piles) for c in b[len(p):])
+    return sorted(c for b, p in zip(before, game.piles) for c in b[len(p) :])
 
 
 def test_FOG_2P_1_upkeep_and_draw_as_usual():

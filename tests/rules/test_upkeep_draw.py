@@ -71,8 +71,13 @@ def test_FOG_UPKEEP_3_and_RUL_4_direction_per_year():
 @pytest.mark.parametrize("year", [2, 3, 4])
 def test_FOG_UPKEEP_4_income_in_years_2_to_4(scen, year):
     """FOG-UPKEEP-4: in years 2, 3 and 4 every player gains 1 food, 2 water and 3 coins."""
-    game = scen(farms={p: "T0 S" for p in range(3)}, coins={p: p for p in range(3)}, food={p: 0 for p in range(3)},
-                year=year - 1, decision=[("year",)])
+    game = scen(
+        farms={p: "T0 S" for p in range(3)},
+        coins={p: p for p in range(3)},
+        food={p: 0 for p in range(3)},
+        year=year - 1,
+        decision=[("year",)],
+    )
     assert game.year == year
     for p, farm in enumerate(game.farms):
         assert (farm.coins, farm.water, farm.food) == (p + 3, 2, 1)
@@ -148,7 +153,7 @@ def test_FOG_DRAW_5_blind_draw_from_the_tops():
     """FOG-DRAW-5: the whole split is fixed first; all cards come from the tops of the piles at once."""
     game = Game(num_players=3, seed=8, first_player=0)
     split = (1, 2, 0, 3)
-    tops = [pile[len(pile) - k:] if k else [] for pile, k in zip(game.piles, split)]
+    tops = [pile[len(pile) - k :] if k else [] for pile, k in zip(game.piles, split)]
     before = [len(p) for p in game.piles]
     game.apply(game.layout.index("split", SPLITS.index(split)))
     assert sorted(game.hands[0]) == sorted(c for t in tops for c in t)
@@ -190,7 +195,7 @@ def test_FOG_DRAW_9_drawn_cards_are_the_hand():
     """FOG-DRAW-9: the 6 drawn cards are the player's hand for the year."""
     game = Game(num_players=3, seed=4, first_player=0)
     split = (2, 2, 1, 1)
-    expected = sorted(c for pile, k in zip(game.piles, split) for c in (pile[len(pile) - k:] if k else []))
+    expected = sorted(c for pile, k in zip(game.piles, split) for c in (pile[len(pile) - k :] if k else []))
     act(game, "split", SPLITS.index(split))
     while game.decision_kind == "split":
         game.apply(game.legal_actions()[0])
@@ -228,15 +233,28 @@ def _expected_splits(sizes: list[int]) -> set[tuple[int, ...]]:
     total = min(6, sum(sizes))
     need = min(3, sum(1 for s in sizes if s))
     return {
-        s for s in product(range(7), repeat=4)
+        s
+        for s in product(range(7), repeat=4)
         if sum(s) == total and all(c <= z for c, z in zip(s, sizes)) and sum(1 for c in s if c) >= need
     }
 
 
-@pytest.mark.parametrize("sizes", [
-    [8, 8, 8, 8], [1, 8, 8, 8], [0, 8, 8, 8], [0, 0, 8, 8], [0, 0, 0, 8], [1, 1, 1, 1], [0, 2, 0, 1],
-    [2, 2, 2, 0], [0, 0, 0, 0], [0, 1, 0, 0], [3, 0, 0, 3],
-])
+@pytest.mark.parametrize(
+    "sizes",
+    [
+        [8, 8, 8, 8],
+        [1, 8, 8, 8],
+        [0, 8, 8, 8],
+        [0, 0, 8, 8],
+        [0, 0, 0, 8],
+        [1, 1, 1, 1],
+        [0, 2, 0, 1],
+        [2, 2, 2, 0],
+        [0, 0, 0, 0],
+        [0, 1, 0, 0],
+        [3, 0, 0, 3],
+    ],
+)
 def test_FOG_RUL_14_short_piles(scen, sizes):
     """FOG-RUL-14: legal splits are c_i <= size_i, sum = min(6, total), at least min(3, non-empty piles)
     contributing piles; never empty."""
@@ -250,8 +268,11 @@ def test_FOG_RUL_14_short_piles(scen, sizes):
 def test_FOG_RUL_14_short_hand_still_plays(scen):
     """FOG-RUL-14: a player who could draw fewer than 6 cards plays the cards they have; with no
     cards at all their turn is skipped."""
-    game = scen(num_players=3, pile_sizes={"Field": 0, "Livestock": 0, "Construction": 1, "Building": 1},
-                decision=[("split", 0), ("split", 1), ("pick", 0), ("pick", 1)])
+    game = scen(
+        num_players=3,
+        pile_sizes={"Field": 0, "Livestock": 0, "Construction": 1, "Building": 1},
+        decision=[("split", 0), ("split", 1), ("pick", 0), ("pick", 1)],
+    )
     act(game, "split", SPLITS.index((0, 0, 1, 1)))
     assert len(game.hands[0]) == 2
     assert legal_kinds(game)["split"] == [SPLITS.index((0, 0, 0, 0))]

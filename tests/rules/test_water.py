@@ -61,8 +61,9 @@ NO_CORNER_FARM = """
 def test_FOG_WATER_1_build_water_only_from_towers_in_range(scen):
     """FOG-WATER-1: water for a build comes from towers in range of the target cell: a tower with
     water out of range does not make the build legal and cannot pay."""
-    game = scen(farms={0: "T0 S W T1"}, legend={"W": "Wheat"}, farm_size=7, picks={0: "Melon Patch"},
-                decision=("act", 0))
+    game = scen(
+        farms={0: "T0 S W T1"}, legend={"W": "Wheat"}, farm_size=7, picks={0: "Melon Patch"}, decision=("act", 0)
+    )
     cells = melon_cells(game)
     assert (2, 6) in cells and (2, 3) not in cells  # (2,3) touches only the empty tower's range
     act(game, "build", cell(game, 2, 6))
@@ -71,8 +72,7 @@ def test_FOG_WATER_1_build_water_only_from_towers_in_range(scen):
 
 def test_FOG_WATER_1_harvest_water_only_from_towers_in_range(scen):
     """FOG-WATER-1 (harvest cost): water comes from towers in range of the location."""
-    game = scen(farms={0: "T1 S S W\n. . . T1"}, legend={"W": "Wheat"}, farm_size=7, year=4,
-                decision=("harvest", 0))
+    game = scen(farms={0: "T1 S S W\n. . . T1"}, legend={"W": "Wheat"}, farm_size=7, year=4, decision=("harvest", 0))
     wheat = cell(game, 3, 6)
     act(game, "harvest", wheat)
     assert legal_kinds(game) == {"pay_water": [cell(game, 4, 6)]}  # (3,3) is 3 steps away
@@ -80,8 +80,7 @@ def test_FOG_WATER_1_harvest_water_only_from_towers_in_range(scen):
 
 def test_FOG_WATER_2_distance_two_in_three_out(scen):
     """FOG-WATER-2: a tower is in range at distance <= 2, not at 3."""
-    game = scen(farms={0: "T1 W W"}, legend={"W": "Wheat"}, farm_size=7, picks={0: "Melon Patch"},
-                decision=("act", 0))
+    game = scen(farms={0: "T1 W W"}, legend={"W": "Wheat"}, farm_size=7, picks={0: "Melon Patch"}, decision=("act", 0))
     cells = melon_cells(game)
     assert (3, 2) in cells and (2, 4) in cells and (4, 4) in cells  # distance 1, 2, 2
     assert (3, 6) not in cells and (2, 5) not in cells and (4, 5) not in cells  # distance 3
@@ -111,7 +110,9 @@ def test_FOG_WATER_4_diagonal_range_needs_a_corner_card(scen):
     """FOG-WATER-4: a diagonal cell is in range only if a cell adjacent to both holds a card: (1,3) is
     diagonal to the tower with both corners empty, so a Melon Patch cannot be built there, while (1,2)
     and (2,3) right next to it can."""
-    game = scen(farms={0: NO_CORNER_FARM}, legend={"X": "Plain Building"}, picks={0: "Melon Patch"}, decision=("act", 0))
+    game = scen(
+        farms={0: NO_CORNER_FARM}, legend={"X": "Plain Building"}, picks={0: "Melon Patch"}, decision=("act", 0)
+    )
     farm = game.farms[0]
     assert cell(game, 1, 3) in farm.frontier
     cells = melon_cells(game)
@@ -164,8 +165,7 @@ SPLIT_FARM = """
 
 def test_FOG_WATER_6_and_RUL_6_cost_split_over_towers(scen):
     """FOG-WATER-6 / FOG-RUL-6: a water cost may be split over several towers in range."""
-    game = scen(farms={0: SPLIT_FARM}, legend={"W": "Wheat"}, farm_size=7, picks={0: "Rice Paddy"},
-                decision=("act", 0))
+    game = scen(farms={0: SPLIT_FARM}, legend={"W": "Wheat"}, farm_size=7, picks={0: "Rice Paddy"}, decision=("act", 0))
     near, far = cell(game, 3, 3), cell(game, 2, 5)
     target = cell(game, 2, 3)
     assert is_legal(game, "build", target)  # 1 + 1 water from two towers
@@ -179,8 +179,9 @@ def test_FOG_WATER_6_and_RUL_6_cost_split_over_towers(scen):
 
 def test_FOG_RUL_6_no_nearest_tower_requirement(scen):
     """FOG-RUL-6: the player may pay from a farther tower in range although a nearer one has water."""
-    game = scen(farms={0: SPLIT_FARM}, legend={"W": "Wheat"}, farm_size=7, picks={0: "Melon Patch"},
-                decision=("act", 0))
+    game = scen(
+        farms={0: SPLIT_FARM}, legend={"W": "Wheat"}, farm_size=7, picks={0: "Melon Patch"}, decision=("act", 0)
+    )
     act(game, "build", cell(game, 2, 3))
     act(game, "pay_water", cell(game, 2, 5))  # distance 2; the tower at distance 1 keeps its water
     assert game.farms[0].tower_water == {cell(game, 3, 3): 1, cell(game, 2, 5): 0}
