@@ -219,6 +219,11 @@ _LIMIT0, _CTXC0, _BIDS0 = _SF["limit_2"], _SF["ctx_wheat"], _SF["bid_space_1"]
 TILE_PLACES = ("bag", "fallow")
 
 
+# (decision frame, event kind) -> read-only (state[_PHASE0:], ctx_spaces) blocks: the context part of the
+# observation depends on nothing else (see Observer._context), so every observer shares them
+_CONTEXTS: dict[tuple, tuple[memoryview, memoryview]] = {}
+
+
 def _ctx_mask(f: tuple | None) -> int:
     """``ctx_spaces`` of a decision frame: HARVEST's group, PICK's allowed spaces."""
     return f[3] if f is not None and f[0] == "harvest" else f[4] if f is not None and f[0] == "pick" else 0
@@ -324,8 +329,6 @@ class Observer:
         ]
         self._row_mv = [mv[players + q * NPF : players + (q + 1) * NPF] for q in range(n)]
         self._own: list[tuple | None] = [None] * n  # per viewer: the blocks of what only it sees (None: stale)
-        self._contexts: dict[tuple, memoryview] = {}  # (frame key, event kind) -> state[_PHASE0:]
-        self._masks: dict[int, memoryview] = {}  # ctx_spaces of a space mask
         self._plans: dict[int, tuple] = {}  # id(buffer.flat) -> its copies and offsets (see _plan)
         self._state0 = state
         self._game: Any = None  # the game the master follows, its change log and the log entries applied
@@ -633,37 +636,20 @@ class Observer:
                 reb >> 5 & 1,
             )
         f = game.stack[-1] if game.stack else None
-        # the context part does not depend on the deciding seat (f[1]) nor on the HARVEST group and the
-        # PICK spaces (they only go to ctx_spaces): blocks are cached without them
-        if f is None:
-            key = None
-        elif f[0] == "harvest":
-            key = ("harvest", f[2])
-        elif f[0] == "pick":
-            key = ("pick", f[2], f[3])
-        else:
-            key = (f[0], *f[2:])
-        key = (key, EVENT_TILES[game.events[-1] - NUM_SPACES] if game.event_depth and game.events else -1)
+        key = (f, EVENT_TILES[game.events[-1] - NUM_SPACES] if game.event_depth and game.events else -1)
         if seen.get("context") != key:
             seen["context"] = key
-            block = self._contexts.get(key)
-            if block is None:  # the plain computation, cut to the context part
+            blocks = _CONTEXTS.get(key)
+            if blocks is None:  # the plain computation, cut to the context part, and ctx_spaces
                 out = [0.0] * NSF
                 if f is not None:
                     self._context(game, f, out)
-                if len(self._contexts) > 4096:
-                    self._contexts.clear()
-                block = self._contexts[key] = memoryview(np.array(out[_PHASE0:], np.float32))  # type: ignore[arg-type]
-            self._context_view[:] = block
-        mask = _ctx_mask(f)
-        if seen.get("ctx") != mask:
-            seen["ctx"] = mask
-            block = self._masks.get(mask)
-            if block is None:
-                if len(self._masks) > 4096:
-                    self._masks.clear()
-                block = self._masks[mask] = memoryview(bits(mask))  # type: ignore[arg-type]
-            self._ctx_view[:] = block
+                if len(_CONTEXTS) >= 8192:  # a few MB, shared by every observer
+                    _CONTEXTS.clear()
+                context = memoryview(np.array(out[_PHASE0:], np.float32))  # type: ignore[arg-type]
+                blocks = _CONTEXTS[key] = (context, memoryview(bits(_ctx_mask(f))))  # type: ignore[arg-type]
+            self._context_view[:] = blocks[0]
+            self._ctx_view[:] = blocks[1]
 
     def _write_store(self, game: Any, v: dict, k: int, q: int) -> None:
         st = v["store_tile"][k]
