@@ -360,7 +360,9 @@ class Observer:
         return buffer.views["state"][idx]
 
     def reset(self, game: Any) -> None:
-        """Nothing to forget: the fast path compares the state with copies of what it last wrote."""
+        """Forget the game followed (the next fill syncs completely): also call it after editing a game by hand,
+        since ``fill`` follows the engine's change log and direct writes are not logged."""
+        self._game = None
 
     def new_buffer(self) -> ObservationBuffer:
         return self.layout.new_buffer()

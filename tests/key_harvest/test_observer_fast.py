@@ -91,3 +91,16 @@ def test_env_observations_equal_plain_fill(reuse):
                 flat = np.concatenate([obs[e.name].reshape(-1) for e in env.observer.layout.entries])
                 assert np.array_equal(flat, plain(env.observer, env.game, seat))
             env.step(rng.choice(env.game.legal_actions()))
+
+
+def test_reset_after_a_hand_edit():
+    """Direct writes are not in the change log: after Observer.reset the next fill shows them."""
+    g = Game(4, 9)
+    obs = Observer(g)
+    buf = obs.new_buffer()
+    obs.fill(g, 0, buf)
+    g.stock[0] -= 1  # a hand edit (scenarios do this before load_game, which resets the observer)
+    g.supply[0][0] += 1
+    obs.reset(g)
+    obs.fill(g, 0, buf)
+    assert np.array_equal(buf.flat, plain(obs, g, 0))
