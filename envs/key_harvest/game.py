@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from farmgames.envs.core.datafiles import load_json_text
 from farmgames.envs.core.protocol import IllegalActionError
 from farmgames.envs.core.records import make_pins
 from farmgames.envs.core.seeding import check_seed
@@ -1149,17 +1150,27 @@ class Game:
         d["game"] = GAME_NAME
         d["stack"] = [list(f) for f in self.stack]
         d["legal"] = self._legal
+        d["pins"] = make_pins(ENV_NAME, DATA_HASHES)  # the env version and data files the state belongs to
         return json.dumps(d, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> Game:
         """A state from ``to_json`` text, validated: ValueError names the first violation."""
         try:
-            d = json.loads(text)
+            d = load_json_text(text, "Key Harvest JSON state")  # bounded: size, depth, numbers
         except (TypeError, ValueError) as exc:
             raise ValueError(f"not a Key Harvest JSON state: {exc}") from None
         if not isinstance(d, dict) or d.get("game") != GAME_NAME:
             raise ValueError("not a Key Harvest JSON state: field 'game' must be 'key_harvest'")
+        pins = d.get("pins")
+        if pins is not None:  # states from older releases carry none
+            if not isinstance(pins, dict) or pins.get("env") != ENV_NAME:
+                raise ValueError(f"Key Harvest JSON state: pins.env must be {ENV_NAME!r}, got {pins!r}")
+            if pins.get("data") != DATA_HASHES:
+                raise ValueError(
+                    "Key Harvest JSON state: pins.data (the data files' sha256) does not match the data files "
+                    f"loaded now: {pins.get('data')!r} != {DATA_HASHES!r}"
+                )
         g = cls.__new__(cls)
         for k in cls._FIELDS:
             if k not in d:

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
+from farmgames.envs.core.datafiles import DataFileError
+from farmgames.envs.core.datafiles import load_yaml as bounded_yaml
 
 DATA = Path(__file__).with_name("data")
 
@@ -24,11 +25,11 @@ DATA_FILES = ("board.yaml", "tiles.yaml", "workers.yaml", "events.yaml", "setup.
 
 
 def load_yaml(name: str, directory: Path = DATA) -> Any:
-    path = directory / name
+    """A data file through the core's bounded loader (no aliases expanding without bound, size, depth and
+    number limits): component files are things users edit and share."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return yaml.safe_load(f)
-    except (OSError, yaml.YAMLError) as exc:
+        return bounded_yaml(directory / name, what="Key Harvest data file")
+    except DataFileError as exc:
         raise DataError(f"{name}: cannot be read ({exc})") from None
 
 

@@ -18,9 +18,7 @@ from farmgames.envs.core.records import RecordError
 from .mutate import mutate
 
 # (test, game) -> what is still missing; xfail until the game conforms (then remove the row)
-PENDING: dict[tuple[str, str], str] = {
-    ("states", "key_harvest"): "to_json() carries no pins (package, env version, data hashes)",
-}
+PENDING: dict[tuple[str, str], str] = {}
 
 
 def _rows(test: str = ""):
