@@ -24,7 +24,7 @@ moved. Filling a buffer copies, in the viewer's rotated order, only the parts th
 buffer was last filled for the same seat (everything the first time), through memoryviews rather than
 numpy calls. Per-card and per-tile feature rows are computed once per card set. The cache is keyed on
 the ``Game`` object and its action count; call :meth:`Observer.invalidate` after editing a game by
-hand. ``fill(..., force_full=True)`` rebuilds from scratch; tests/env/test_observer_incremental.py
+hand. ``fill(..., force_full=True)`` rebuilds from scratch; tests/fields_of_green/env/test_observer_incremental.py
 checks that both agree.
 
 The engine stays free of gymnasium/pettingzoo: this module only needs numpy.
@@ -285,7 +285,7 @@ class Observer:
         Speed: an observation step changes a few dozen of the 11,533 values, and one numpy call costs
         about as much as copying a whole farm. So the hot path writes through ``memoryview`` objects of
         the float32 arrays (a slice copy is a memcpy, a scalar store ~30 ns, no numpy dispatch) using
-        offsets computed here once; ``tests/env/test_observer_incremental.py`` compares every value it
+        offsets computed here once; ``tests/fields_of_green/env/test_observer_incremental.py`` compares every value it
         writes with a from-scratch fill on random games."""
         n, D, E, T = self.num_players, self.D, self.E, self.T
         entry = self._entry

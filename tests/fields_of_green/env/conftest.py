@@ -129,12 +129,12 @@ def play_aec(env, seed: int, rng: random.Random | None = None, check=None) -> in
 
 def pytest_collection_modifyitems(config, items):
     """Slow-marked tests here run only when asked for (``-m slow`` or FARMGAMES_SLOW=1), so that
-    ``pytest tests/env`` stays fast; the CI command deselects them with ``-m "not slow"`` anyway."""
+    ``pytest tests/fields_of_green/env`` stays fast; the CI command deselects them with ``-m "not slow"`` anyway."""
     import os
 
     if "slow" in (config.getoption("markexpr", "") or "") or os.environ.get("FARMGAMES_SLOW"):
         return
     skip = pytest.mark.skip(reason="slow: run with -m slow (or FARMGAMES_SLOW=1)")
     for item in items:
-        if "slow" in item.keywords and "tests/env/" in str(item.fspath).replace("\\", "/"):
+        if "slow" in item.keywords and "tests/fields_of_green/env/" in str(item.fspath).replace("\\", "/"):
             item.add_marker(skip)

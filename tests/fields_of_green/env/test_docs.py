@@ -8,7 +8,7 @@ from pathlib import Path
 from farmgames.envs import fields_of_green_v0
 from farmgames.envs.fields_of_green_v0 import docs_markdown
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "fields_of_green" / "env.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "fields_of_green" / "env.md"
 
 
 def test_python_examples_run():
