@@ -44,23 +44,44 @@ DEFAULT_DIRECTIONS = ("clockwise", "counterclockwise", "clockwise", "countercloc
 ENV_NAME = "fields_of_green_v0"  # what records and states pin (SPEC.env_name of the face module)
 STATE_FORMAT = "farmgames.fields_of_green.state/1"
 
-DECISIONS = frozenset({
-    "split", "pick", "act", "pay_water", "store_water", "harvest", "keep_equipment",
-    "place_equipment", "attach", "ability_target", "ability_option",
-})
+DECISIONS = frozenset(
+    {
+        "split",
+        "pick",
+        "act",
+        "pay_water",
+        "store_water",
+        "harvest",
+        "keep_equipment",
+        "place_equipment",
+        "attach",
+        "ability_target",
+        "ability_option",
+    }
+)
 # Continuation frames that act for the seat in their second item. Running one (like applying any
 # decision) bumps that seat's Farm.version, so observers re-read only farms that may have changed; a new
 # frame that changes a farm must be listed here (tests/fields_of_green/env/test_observer_incremental.py checks).
-_SEAT_FRAMES = frozenset({
-    "income_for", "draw_fixed", "harvest_close", "finish_build", "immediate", "finish_harvest", "ops",
-    "gain_equipment",
-})
+_SEAT_FRAMES = frozenset(
+    {
+        "income_for",
+        "draw_fixed",
+        "harvest_close",
+        "finish_build",
+        "immediate",
+        "finish_harvest",
+        "ops",
+        "gain_equipment",
+    }
+)
 _SPLIT_NONZERO = [sum(1 for c in s if c) for s in SPLITS]
 _SPLIT_SUM = [sum(s) for s in SPLITS]
 # _SPLIT_CANDIDATES[total][need]: (index, split) of every split drawing `total` cards from >= `need` piles
 _SPLIT_CANDIDATES = [
-    [tuple((i, s) for i, s in enumerate(SPLITS) if _SPLIT_SUM[i] == total and _SPLIT_NONZERO[i] >= need)
-     for need in range(4)]
+    [
+        tuple((i, s) for i, s in enumerate(SPLITS) if _SPLIT_SUM[i] == total and _SPLIT_NONZERO[i] >= need)
+        for need in range(4)
+    ]
     for total in range(HAND_SIZE + 1)
 ]
 
@@ -86,8 +107,6 @@ def harvest_discount(tile_ids, equipment) -> tuple[int, int, int]:
                     water += d.get("water", 0)
                     food += d.get("food", 0)
     return coins, water, food
-
-
 
 
 @lru_cache(maxsize=16)
@@ -127,7 +146,8 @@ def _legal_splits(sizes: list[int]) -> list[int]:
     total = min(HAND_SIZE, sum(sizes))
     need = min(3, sum(1 for s in sizes if s))  # FOG-RUL-14
     return [
-        i for i, s in _SPLIT_CANDIDATES[total][need]
+        i
+        for i, s in _SPLIT_CANDIDATES[total][need]
         if s[0] <= sizes[0] and s[1] <= sizes[1] and s[2] <= sizes[2] and s[3] <= sizes[3]
     ]
 
@@ -178,7 +198,11 @@ class Game:
     ):
         if isinstance(num_players, bool) or not isinstance(num_players, int) or not 2 <= num_players <= 4:
             raise ValueError(f"num_players must be 2, 3 or 4 (FOG-GEN-1), got {num_players!r}")
-        if isinstance(farm_size, bool) or not isinstance(farm_size, int) or not (5 <= farm_size <= 25 and farm_size % 2):
+        if (
+            isinstance(farm_size, bool)
+            or not isinstance(farm_size, int)
+            or not (5 <= farm_size <= 25 and farm_size % 2)
+        ):
             raise ValueError(f"farm_size must be an odd integer from 5 to 25 (FOG-RUL-8), got {farm_size!r}")
         seed = check_seed(seed)  # a non-negative integer, named when refused
         if first_player is not None and (
@@ -228,7 +252,8 @@ class Game:
             s = tuple(split)
             if s not in SPLIT_INDEX or sum(s) != HAND_SIZE or sum(1 for c in s if c) < 3:
                 raise ValueError(
-                    f"fixed_split[{year}] must be 4 counts adding up to 6 from at least 3 piles (FOG-DRAW-2/3), got {split!r}"
+                    f"fixed_split[{year}] must be 4 counts adding up to 6 from at least 3 piles (FOG-DRAW-2/3), "
+                    f"got {split!r}"
                 )
             out[y] = s
         if set(out) != set(range(1, YEARS + 1)):
@@ -342,7 +367,7 @@ class Game:
         n = self.num_players
         order = [(self.first_player + i) % n for i in range(n)]
         out = [seat]
-        for q in order[order.index(seat) + 1:]:
+        for q in order[order.index(seat) + 1 :]:
             hand = self.hands[q]
             if self.picks[q] is None and hand and not (self.auto_single and len(hand) == 1):
                 out.append(q)  # (a single-card hand is auto-picked by the engine with auto_single)
@@ -419,14 +444,14 @@ class Game:
 
     # ------------------------------------------------------------------ descriptions
 
-    def describe_action(self, action: int) -> str:
+    def describe_action(self, action: int) -> str:  # noqa: C901 - one line of text per action kind
         kind, arg = self.layout.decode(int(action))
         label = self.geometry.label
         cards = self.cards
         p = self.current_player
         if kind == "split":
-            f, l, c, b = SPLITS[arg]
-            return f"draw {f} Field, {l} Livestock, {c} Construction, {b} Building"
+            field, livestock, construction, building = SPLITS[arg]
+            return f"draw {field} Field, {livestock} Livestock, {construction} Construction, {building} Building"
         if kind == "pick":
             source = self.display if self.two_player else (self.hands[p] if p is not None else [])
             name = cards.locations[source[arg]].name if p is not None and arg < len(source) else "?"
@@ -455,7 +480,11 @@ class Game:
             return "end the harvest (unpaid locations turn fallow)"
         if kind == "keep_equipment":
             frame = self.decision
-            name = cards.equipment[frame[2][arg]].name if frame and frame[0] == "keep_equipment" and arg < len(frame[2]) else "?"
+            name = (
+                cards.equipment[frame[2][arg]].name
+                if frame and frame[0] == "keep_equipment" and arg < len(frame[2])
+                else "?"
+            )
             return f"keep equipment {arg}: {name}"
         if kind == "place_equipment":
             return f"place the kept equipment on {label(arg)}"
@@ -502,9 +531,14 @@ class Game:
         """A game record: seed, players, variant, actions and pins (package and env version, card-set
         hash); ``farmgames.envs.replay`` rebuilds the game. ``embed=True`` carries the card set's text too,
         so the record replays anywhere."""
-        record = {"game": "fields_of_green", "num_players": self.num_players, "seed": self.seed,
-                  "variant": dict(self.variant), "actions": list(self.history),
-                  "pins": make_pins(ENV_NAME, self.data_hashes())}
+        record = {
+            "game": "fields_of_green",
+            "num_players": self.num_players,
+            "seed": self.seed,
+            "variant": dict(self.variant),
+            "actions": list(self.history),
+            "pins": make_pins(ENV_NAME, self.data_hashes()),
+        }
         return embed_files(record, {"card_set": self.cards.text}) if embed else record
 
     @classmethod
@@ -521,22 +555,49 @@ class Game:
         with the card set's text, so it loads anywhere). ``from_json`` checks every invariant."""
         farms = []
         for f in self.farms:
-            farms.append({
-                "grid": f.grid, "fallow": sorted(f.fallow), "occupied": f.occupied, "frontier": sorted(f.frontier),
-                "tower_water": sorted(f.tower_water.items()), "tower_capacity": sorted(f.tower_capacity.items()),
-                "silo_capacity": sorted(f.silo_capacity.items()), "food": f.food, "coins": f.coins,
-                "vp_tokens": f.vp_tokens, "equipment": sorted(f.equipment.items()), "set_aside": f.set_aside,
-                "actions_taken": f.actions_taken,
-            })
+            farms.append(
+                {
+                    "grid": f.grid,
+                    "fallow": sorted(f.fallow),
+                    "occupied": f.occupied,
+                    "frontier": sorted(f.frontier),
+                    "tower_water": sorted(f.tower_water.items()),
+                    "tower_capacity": sorted(f.tower_capacity.items()),
+                    "silo_capacity": sorted(f.silo_capacity.items()),
+                    "food": f.food,
+                    "coins": f.coins,
+                    "vp_tokens": f.vp_tokens,
+                    "equipment": sorted(f.equipment.items()),
+                    "set_aside": f.set_aside,
+                    "actions_taken": f.actions_taken,
+                }
+            )
         state = {
-            "num_players": self.num_players, "seed": self.seed, "variant": self.variant,
-            "piles": self.piles, "equipment_stack": self.equipment_stack, "first_player": self.first_player,
-            "offer_keys": self._offer_keys, "towers_left": self.towers_left, "silos_left": self.silos_left,
-            "farms": farms, "year": self.year, "turn": self.turn, "phase": self.phase, "direction": self.direction,
-            "hands": self.hands, "picks": self.picks, "revealed": self.revealed, "offer": self.offer,
-            "display": self.display, "draw_counts": self.draw_counts, "discard": self.discard,
-            "removed_equipment": self.removed_equipment, "harvested": sorted(self.harvested),
-            "history": self.history, "stack": [_frame_to_json(f) for f in self._stack],
+            "num_players": self.num_players,
+            "seed": self.seed,
+            "variant": self.variant,
+            "piles": self.piles,
+            "equipment_stack": self.equipment_stack,
+            "first_player": self.first_player,
+            "offer_keys": self._offer_keys,
+            "towers_left": self.towers_left,
+            "silos_left": self.silos_left,
+            "farms": farms,
+            "year": self.year,
+            "turn": self.turn,
+            "phase": self.phase,
+            "direction": self.direction,
+            "hands": self.hands,
+            "picks": self.picks,
+            "revealed": self.revealed,
+            "offer": self.offer,
+            "display": self.display,
+            "draw_counts": self.draw_counts,
+            "discard": self.discard,
+            "removed_equipment": self.removed_equipment,
+            "harvested": sorted(self.harvested),
+            "history": self.history,
+            "stack": [_frame_to_json(f) for f in self._stack],
         }
         out: dict[str, Any] = {"format": STATE_FORMAT, "pins": make_pins(ENV_NAME, self.data_hashes()), "state": state}
         if embed:
@@ -603,7 +664,7 @@ class Game:
         """Push frames so that ``frames[0]`` runs first."""
         self._stack.extend(reversed(frames))
 
-    def _run(self, frame: tuple) -> None:
+    def _run(self, frame: tuple) -> None:  # noqa: C901 - the rulebook's flow, one branch per frame, read top-down
         kind = frame[0]
         if kind in _SEAT_FRAMES:
             self.farms[frame[1]].version += 1  # see _SEAT_FRAMES
@@ -804,7 +865,7 @@ class Game:
 
     # ------------------------------------------------------------------ applying decisions
 
-    def _apply(self, action: int) -> None:
+    def _apply(self, action: int) -> None:  # noqa: C901 - one branch per decision kind
         frame = self._stack.pop()
         kind, p = frame[0], frame[1]
         what, arg = self.layout.decode(action)

@@ -33,11 +33,10 @@ The engine stays free of gymnasium/pettingzoo: this module only needs numpy.
 from __future__ import annotations
 
 import itertools
-import math
 import struct
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 import numpy as np
 
@@ -46,7 +45,6 @@ from ..core.observation import ObservationBuffer as _CoreBuffer
 from .cards import ALL_SUBTYPES, EQUIPMENT_DRAW, EQUIPMENT_TIMINGS, HOST_TYPES, PILES
 from .farm import EMPTY, SILO, TOWER
 from .game import DECISIONS, HAND_SIZE, TURNS, YEARS, Game
-
 
 # ---------------------------------------------------------------------------------------------
 # Feature tables: (name, meaning, high). high 1 = flag or one-hot, INF = an unbounded count.
@@ -80,9 +78,7 @@ CELL_PLANES: tuple[tuple[str, str, float], ...] = (
     ("equipment", "equipment tiles placed on this location (FOG-EQUIP-10)", INF),
     ("harvested", "its harvest ability was already used in the current Harvest phase", 1.0),
 )
-FARM_PLANES: tuple[tuple[str, str, float], ...] = tuple(
-    (f"card_{n}", m, h) for n, m, h in CARD_FEATURES
-) + CELL_PLANES
+FARM_PLANES: tuple[tuple[str, str, float], ...] = tuple((f"card_{n}", m, h) for n, m, h in CARD_FEATURES) + CELL_PLANES
 Q = len(FARM_PLANES)
 _FP = {name: i for i, (name, _, _) in enumerate(FARM_PLANES)}
 
@@ -110,7 +106,10 @@ _PF = {name: i for i, (name, _, _) in enumerate(PLAYER_FEATURES)}
 PHASES = ("upkeep", "draw", "action", "harvest", "end")
 GAME_FEATURES: tuple[tuple[str, str, float], ...] = (
     *((f"year_{y}", f"year {y} (FOG-GEN-2)", 1.0) for y in range(1, YEARS + 1)),
-    *((f"turn_{t}", f"Action phase turn {t} (FOG-ACT-1; 2 players: t = pair of picks)", 1.0) for t in range(1, TURNS + 1)),
+    *(
+        (f"turn_{t}", f"Action phase turn {t} (FOG-ACT-1; 2 players: t = pair of picks)", 1.0)
+        for t in range(1, TURNS + 1)
+    ),
     *((f"phase_{p}", f"phase {p}", 1.0) for p in PHASES),
     ("clockwise", "this year's passing direction is clockwise (FOG-RUL-4)", 1.0),
     ("counterclockwise", "this year's passing direction is counterclockwise", 1.0),
@@ -128,8 +127,17 @@ V = len(GAME_FEATURES)
 _GF = {name: i for i, (name, _, _) in enumerate(GAME_FEATURES)}
 
 DECISION_KINDS: tuple[str, ...] = (
-    "split", "pick", "act", "pay_water", "store_water", "harvest", "keep_equipment",
-    "place_equipment", "attach", "ability_target", "ability_option",
+    "split",
+    "pick",
+    "act",
+    "pay_water",
+    "store_water",
+    "harvest",
+    "keep_equipment",
+    "place_equipment",
+    "attach",
+    "ability_target",
+    "ability_option",
 )
 assert set(DECISION_KINDS) == set(DECISIONS)
 DECISION_FEATURES: tuple[tuple[str, str, float], ...] = (
@@ -192,49 +200,113 @@ class Observer:
         tile_hi = np.concatenate([_highs(TILE_FEATURES_FIXED), np.ones(E, np.float32)])
         design_hi = np.ones(D, np.float32)
         spec = [
-            ("farms", ("players", "farm_planes", "rows", "cols"), (n, Q, s, s),
-             "every farm as grid planes, viewer first (planes: FARM_PLANES)",
-             _highs(FARM_PLANES)[None, :, None, None]),
-            ("placed_equipment", ("players", "equipment_designs"), (n, E),
-             "equipment tiles on each farm, per design (FOG-INFO-1)", np.full((1, E), INF, np.float32)),
-            ("set_aside_equipment", ("players", "equipment_designs"), (n, E),
-             "set-aside tiles of each player, per design (FOG-EQUIP-8)", np.full((1, E), INF, np.float32)),
-            ("discard", ("designs",), (D,), "discard pile contents per design (FOG-INFO-7)",
-             np.full(D, INF, np.float32)),
-            ("players", ("players", "player_features"), (n, U),
-             "resources and public status of every player, viewer first (PLAYER_FEATURES)",
-             _highs(PLAYER_FEATURES)[None, :]),
-            ("draw_counts", ("players", "piles"), (n, 4),
-             "cards each player drew from each main pile this year (FOG-DRAW-6)", np.full((1, 4), INF, np.float32)),
+            (
+                "farms",
+                ("players", "farm_planes", "rows", "cols"),
+                (n, Q, s, s),
+                "every farm as grid planes, viewer first (planes: FARM_PLANES)",
+                _highs(FARM_PLANES)[None, :, None, None],
+            ),
+            (
+                "placed_equipment",
+                ("players", "equipment_designs"),
+                (n, E),
+                "equipment tiles on each farm, per design (FOG-INFO-1)",
+                np.full((1, E), INF, np.float32),
+            ),
+            (
+                "set_aside_equipment",
+                ("players", "equipment_designs"),
+                (n, E),
+                "set-aside tiles of each player, per design (FOG-EQUIP-8)",
+                np.full((1, E), INF, np.float32),
+            ),
+            (
+                "discard",
+                ("designs",),
+                (D,),
+                "discard pile contents per design (FOG-INFO-7)",
+                np.full(D, INF, np.float32),
+            ),
+            (
+                "players",
+                ("players", "player_features"),
+                (n, U),
+                "resources and public status of every player, viewer first (PLAYER_FEATURES)",
+                _highs(PLAYER_FEATURES)[None, :],
+            ),
+            (
+                "draw_counts",
+                ("players", "piles"),
+                (n, 4),
+                "cards each player drew from each main pile this year (FOG-DRAW-6)",
+                np.full((1, 4), INF, np.float32),
+            ),
             ("game", ("game_features",), (V,), "public game state (GAME_FEATURES)", _highs(GAME_FEATURES)),
-            ("revealed", ("players", "card_features + designs"), (n, C + D),
-             "each player's picked card once visible: the viewer's own always, others' after the reveal "
-             "(2 players: at once); zero when none (CARD_FEATURES, then design one-hot)",
-             np.concatenate([card_hi, design_hi])[None, :]),
-            ("hand", ("hand_slots", "1 + card_features + designs"), (HAND_SIZE, 1 + C + D),
-             "3-4 players: the viewer's hand; 2 players: the face-up display. Slot i is pick action i "
-             "(cards sorted by id). Columns: present flag, CARD_FEATURES, design one-hot",
-             np.concatenate([[1.0], card_hi, design_hi]).astype(np.float32)[None, :]),
-            ("decision", ("decision_features",), (K,), "the pending decision and its context (DECISION_FEATURES)",
-             _highs(DECISION_FEATURES)),
-            ("decision_card", ("card_features + designs",), (C + D,),
-             "the viewer's decision: the picked card being resolved (act, building) or the location "
-             "being harvested (pay_water) (CARD_FEATURES, then design one-hot)",
-             np.concatenate([card_hi, design_hi])),
-            ("decision_cell", ("rows", "cols"), (s, s),
-             "the viewer's decision: the cell concerned (build target, harvested location, new location "
-             "taking set-aside tiles)", np.ones((1, 1), np.float32)),
-            ("decision_tiles", ("draw_slots", "tile_features"), (EQUIPMENT_DRAW, T),
-             "keep_equipment: the drawn tiles, slot i = keep action i (TILE_FEATURES; private to the drawer)",
-             tile_hi[None, :]),
-            ("decision_kept", ("tile_features",), (T,),
-             "place_equipment: the kept tile to place or set aside (TILE_FEATURES)", tile_hi),
+            (
+                "revealed",
+                ("players", "card_features + designs"),
+                (n, C + D),
+                "each player's picked card once visible: the viewer's own always, others' after the reveal "
+                "(2 players: at once); zero when none (CARD_FEATURES, then design one-hot)",
+                np.concatenate([card_hi, design_hi])[None, :],
+            ),
+            (
+                "hand",
+                ("hand_slots", "1 + card_features + designs"),
+                (HAND_SIZE, 1 + C + D),
+                "3-4 players: the viewer's hand; 2 players: the face-up display. Slot i is pick action i "
+                "(cards sorted by id). Columns: present flag, CARD_FEATURES, design one-hot",
+                np.concatenate([[1.0], card_hi, design_hi]).astype(np.float32)[None, :],
+            ),
+            (
+                "decision",
+                ("decision_features",),
+                (K,),
+                "the pending decision and its context (DECISION_FEATURES)",
+                _highs(DECISION_FEATURES),
+            ),
+            (
+                "decision_card",
+                ("card_features + designs",),
+                (C + D,),
+                "the viewer's decision: the picked card being resolved (act, building) or the location "
+                "being harvested (pay_water) (CARD_FEATURES, then design one-hot)",
+                np.concatenate([card_hi, design_hi]),
+            ),
+            (
+                "decision_cell",
+                ("rows", "cols"),
+                (s, s),
+                "the viewer's decision: the cell concerned (build target, harvested location, new location "
+                "taking set-aside tiles)",
+                np.ones((1, 1), np.float32),
+            ),
+            (
+                "decision_tiles",
+                ("draw_slots", "tile_features"),
+                (EQUIPMENT_DRAW, T),
+                "keep_equipment: the drawn tiles, slot i = keep action i (TILE_FEATURES; private to the drawer)",
+                tile_hi[None, :],
+            ),
+            (
+                "decision_kept",
+                ("tile_features",),
+                (T,),
+                "place_equipment: the kept tile to place or set aside (TILE_FEATURES)",
+                tile_hi,
+            ),
         ]
         if self.perfect_recall:
             spec.append(
-                ("passed", ("turns 1-5", "designs"), (RECALL_TURNS, D),
-                 "perfect recall: per design, the cards of the hand the viewer passed on after its pick "
-                 "in each turn of this year (3-4 players; FOG-INFO-3)", np.full((1, D), INF, np.float32))
+                (
+                    "passed",
+                    ("turns 1-5", "designs"),
+                    (RECALL_TURNS, D),
+                    "perfect recall: per design, the cards of the hand the viewer passed on after its pick "
+                    "in each turn of this year (3-4 players; FOG-INFO-3)",
+                    np.full((1, D), INF, np.float32),
+                )
             )
         self.layout = ObservationLayout.build(spec)
         self.entries: tuple[Entry, ...] = self.layout.entries
@@ -244,8 +316,9 @@ class Observer:
         first, last = self._entry["decision"], self._entry["decision_kept"]
         self._decision_at, self._decision_end = first.start, last.start + last.size
         assert self._decision_end - self._decision_at == sum(
-            self._entry[k].size for k in ("decision", "decision_card", "decision_cell", "decision_tiles",
-                                          "decision_kept"))
+            self._entry[k].size
+            for k in ("decision", "decision_card", "decision_cell", "decision_tiles", "decision_kept")
+        )
 
         # ---- per-card and per-tile feature rows, computed once
         ncards = len(cards.locations)
@@ -287,7 +360,7 @@ class Observer:
         the float32 arrays (a slice copy is a memcpy, a scalar store ~30 ns, no numpy dispatch) using
         offsets computed here once; ``tests/fields_of_green/env/test_observer_incremental.py`` compares every value it
         writes with a from-scratch fill on random games."""
-        n, D, E, T = self.num_players, self.D, self.E, self.T
+        n, D, E = self.num_players, self.D, self.E
         entry = self._entry
         self._fs = Q * self.cells  # floats per farm in "farms"
         # seat-ordered caches shared by every viewer (refreshed by _sync, copied rotated by fill)
@@ -309,7 +382,7 @@ class Observer:
         self._passed_views = _row_views(self._passed)
         zero_sizes = (n * (C + D), HAND_SIZE * (1 + C + D), self._decision_end - self._decision_at)
         self._zeros = memoryview(np.zeros(max(zero_sizes), np.float32))  # sources for clearing blocks
-        self._zero_revealed, self._zero_hand = self._zeros[:zero_sizes[0]], self._zeros[:zero_sizes[1]]
+        self._zero_revealed, self._zero_hand = self._zeros[: zero_sizes[0]], self._zeros[: zero_sizes[1]]
         # offsets of the parts fill writes
         self._discard_at = entry["discard"].start
         self._revealed_at = entry["revealed"].start
@@ -329,13 +402,15 @@ class Observer:
         pl, dc, gm = entry["players"], entry["draw_counts"], entry["game"]
         pe, se = entry["placed_equipment"], entry["set_aside_equipment"]
         self._pub_plan = [
-            _merge_runs(_rotated_runs(n, U, pl.start, 0, v) + _rotated_runs(n, 4, dc.start, n * U, v)
-                        + [(gm.start, n * U + 4 * n, V)])
+            _merge_runs(
+                _rotated_runs(n, U, pl.start, 0, v)
+                + _rotated_runs(n, 4, dc.start, n * U, v)
+                + [(gm.start, n * U + 4 * n, V)]
+            )
             for v in range(n)
         ]
         self._equip_plan = [
-            _merge_runs(_rotated_runs(n, E, pe.start, 0, v) + _rotated_runs(n, E, se.start, n * E, v))
-            for v in range(n)
+            _merge_runs(_rotated_runs(n, E, pe.start, 0, v) + _rotated_runs(n, E, se.start, n * E, v)) for v in range(n)
         ]
 
     # ------------------------------------------------------------------ layout helpers
@@ -362,7 +437,7 @@ class Observer:
         """Named views into a flat float32 buffer of length ``self.size``."""
         return self.layout.views(flat)
 
-    def new_buffer(self) -> "ObservationBuffer":
+    def new_buffer(self) -> ObservationBuffer:
         """A fresh flat buffer and its named views, for :meth:`fill`."""
         flat = np.zeros(self.size, np.float32)
         return ObservationBuffer(flat, self.views(flat))
@@ -429,7 +504,7 @@ class Observer:
         self._equip_stamp = 0
         self._discard_stamp = 0
 
-    def _sync(self, game: Game) -> None:
+    def _sync(self, game: Game) -> None:  # noqa: C901 - one incremental branch per cached part (speed)
         """Bring the seat-ordered caches up to date with ``game`` (incrementally).
 
         Speed: this runs once per state and compares only cheap summaries (lists of versions, sizes,
@@ -490,8 +565,15 @@ class Observer:
                 if new != old:
                     _PACK_DRAW.pack_into(self._pub, 4 * (self._draw_at + 4 * p), *new)
             self._draws = [list(d) for d in draws]
-        counts = (*map(len, game.piles), game.towers_left, game.silos_left, len(game.equipment_stack),
-                  len(game.offer), len(game.display), len(discard))
+        counts = (
+            *map(len, game.piles),
+            game.towers_left,
+            game.silos_left,
+            len(game.equipment_stack),
+            len(game.offer),
+            len(game.display),
+            len(discard),
+        )
         if counts != self._counts:
             _PACK_COUNTS.pack_into(self._pub, 4 * self._counts_at, *counts)
             self._counts = counts
@@ -522,7 +604,7 @@ class Observer:
         if len(discard) < self._discard_seen:  # never in play; a hand-edited game: count afresh
             self._discard_counts.fill(0.0)
             self._discard_seen = 0
-        for card in discard[self._discard_seen:]:
+        for card in discard[self._discard_seen :]:
             self._discard_counts[design[card]] += 1.0
         self._discard_seen = len(discard)
         self._discard_stamp = self._stamp
@@ -542,7 +624,7 @@ class Observer:
         flags[_REVEALED] = game.revealed
         _PACK_FLAGS.pack_into(self._pub, 4 * (self._counts_at - _PILES_AT), *flags)
 
-    def _sync_farm(self, game: Game, seat: int) -> None:
+    def _sync_farm(self, game: Game, seat: int) -> None:  # noqa: C901 - one branch per farm part (speed)
         """Farm ``seat``'s planes in the cache and its PLAYER_FEATURES in ``_pub``: what changed since the
         snapshot. The counts and sums among the features are rewritten only in the branch that sees
         their container change; the four plain numbers always."""
@@ -556,12 +638,14 @@ class Observer:
         if len(occupied) != snap.occupied:
             a = self._farm_cache[seat]  # new cards: rare, numpy is fine here
             grid = farm.grid
-            for cell in occupied[snap.occupied:]:
+            for cell in occupied[snap.occupied :]:
                 code = grid[cell]
                 if code >= 0:
                     a[:C, cell] = self._card_rows[code]
                     if self._harvest_card[code]:
-                        a[_FP["card_harvest_coins"]:_FP["card_harvest_food"] + 1, cell] = game.harvest_cost(seat, cell)
+                        a[_FP["card_harvest_coins"] : _FP["card_harvest_food"] + 1, cell] = game.harvest_cost(
+                            seat, cell
+                        )
                 elif code == TOWER:
                     a[_FP["tower"], cell] = 1.0
                 elif code == SILO:
@@ -619,7 +703,7 @@ class Observer:
                 a[plane, cell] = len(tiles)
                 code = grid[cell]
                 if code >= 0 and self._harvest_card[code]:  # discounts change the harvest cost
-                    a[_FP["card_harvest_coins"]:_FP["card_harvest_food"] + 1, cell] = game.harvest_cost(seat, cell)
+                    a[_FP["card_harvest_coins"] : _FP["card_harvest_food"] + 1, cell] = game.harvest_cost(seat, cell)
             changed = True
             snap.equipment = {cell: list(tiles) for cell, tiles in farm.equipment.items()}
             placed = self._placed[seat]
@@ -687,7 +771,7 @@ class Observer:
         self.fill(game, seat, buf)
         return buf.views
 
-    def fill(self, game: Game, seat: int, buf: "ObservationBuffer", force_full: bool = False) -> None:
+    def fill(self, game: Game, seat: int, buf: ObservationBuffer, force_full: bool = False) -> None:  # noqa: C901
         """Write ``seat``'s observation of ``game`` into ``buf`` (from :meth:`new_buffer`).
 
         Incremental: ``buf`` remembers what it was last filled with (cache epoch, change stamp, seat,
@@ -764,7 +848,7 @@ class Observer:
             plan.passed[:] = self._passed_views[seat]
         buf.epoch, buf.stamp = self._epoch, self._stamp
 
-    def _fill_context(self, game: Game, seat: int, frame: tuple, mv: memoryview, plan: "_FillPlan") -> None:
+    def _fill_context(self, game: Game, seat: int, frame: tuple, mv: memoryview, plan: _FillPlan) -> None:
         """The viewer's own decision context, into the zeroed decision arrays of ``mv``."""
         kind = frame[0]
         d = self._decision_at
@@ -817,14 +901,13 @@ class Observer:
 
     # ------------------------------------------------------------------ text
 
-    def text(self, game: Game, seat: int) -> str:
+    def text(self, game: Game, seat: int) -> str:  # noqa: C901 - one paragraph per part of the observation
         """The same information as :meth:`observe`, as readable text for a person at ``seat``."""
         from .render import farm_rows
 
         cards = game.cards.locations
         tiles = game.cards.equipment
         label = game.geometry.label
-        n = self.num_players
         order = [int(p) for p in self._order[seat]]
         lines = []
         others = ", ".join(f"player {p}" for p in order[1:])
@@ -835,7 +918,8 @@ class Observer:
             + (", picks revealed" if game.revealed and not self.two_player else "")
         )
         lines.append(
-            "piles F/L/C/B: " + "/".join(str(len(p)) for p in game.piles)
+            "piles F/L/C/B: "
+            + "/".join(str(len(p)) for p in game.piles)
             + f"; towers left {game.towers_left}, silos left {game.silos_left}, "
             f"equipment stack {len(game.equipment_stack)}"
             + (f", offer pile {len(game.offer)}" if self.two_player else "")
@@ -865,7 +949,9 @@ class Observer:
                 if code < 0:
                     if f.equipment.get(cell):
                         kind = "Water Tower" if code == TOWER else "Silo"
-                        lines.append(f"  {label(cell)} {kind} with " + ", ".join(tiles[t].name for t in f.equipment[cell]))
+                        lines.append(
+                            f"  {label(cell)} {kind} with " + ", ".join(tiles[t].name for t in f.equipment[cell])
+                        )
                     continue
                 extra = []
                 if cell in f.fallow:
@@ -925,8 +1011,13 @@ class Observer:
         if kind == "pay_water":
             cell, due = frame[2], frame[3]
             code = farm.grid[cell]
-            what = (f"building {cards[game.picks[seat]].name}" if code == EMPTY and game.picks[seat] is not None
-                    else f"harvesting {cards[code].name}" if code >= 0 else "this cost")
+            what = (
+                f"building {cards[game.picks[seat]].name}"
+                if code == EMPTY and game.picks[seat] is not None
+                else f"harvesting {cards[code].name}"
+                if code >= 0
+                else "this cost"
+            )
             return f"pay water for {what} at {label(cell)}: {due} still to pay, one unit per decision"
         if kind == "store_water":
             return f"place gained water on a tower with room: {frame[2]} to place"
@@ -952,23 +1043,32 @@ class Observer:
         lines = [
             f"Observation layout for {self.num_players} players, farm_size {self.farm_size}, "
             f"{self.D} location designs, {self.E} equipment designs"
-            + (", perfect_recall" if self.perfect_recall else "") + f": {self.size} float32 values.",
+            + (", perfect_recall" if self.perfect_recall else "")
+            + f": {self.size} float32 values.",
             "",
             "| array | shape | dims | meaning |",
             "|---|---|---|---|",
         ]
         for e in self.entries:
             lines.append(f"| `{e.name}` | {e.shape} | {' × '.join(e.dims)} | {e.meaning} |")
-        lines.append("| `action_mask` (beside `observation`) | "
-                     f"({Game(num_players=self.num_players, farm_size=self.farm_size).layout.size},) | actions | "
-                     "int8, 1 = legal now (see the action table) |")
+        lines.append(
+            "| `action_mask` (beside `observation`) | "
+            f"({Game(num_players=self.num_players, farm_size=self.farm_size).layout.size},) | actions | "
+            "int8, 1 = legal now (see the action table) |"
+        )
         for title, table in (
             ("FARM_PLANES (axis 1 of `farms`; card planes are zero on empty cells, towers and silos)", FARM_PLANES),
             ("PLAYER_FEATURES (axis 1 of `players`)", PLAYER_FEATURES),
-            ("CARD_FEATURES (card columns of `revealed`, `hand`, `decision_card`; then one column per design)", CARD_FEATURES),
+            (
+                "CARD_FEATURES (card columns of `revealed`, `hand`, `decision_card`; then one column per design)",
+                CARD_FEATURES,
+            ),
             ("GAME_FEATURES (`game`)", GAME_FEATURES),
             ("DECISION_FEATURES (`decision`)", DECISION_FEATURES),
-            ("TILE_FEATURES (`decision_tiles`, `decision_kept`; then one column per equipment design)", TILE_FEATURES_FIXED),
+            (
+                "TILE_FEATURES (`decision_tiles`, `decision_kept`; then one column per equipment design)",
+                TILE_FEATURES_FIXED,
+            ),
         ):
             lines += ["", f"**{title}**", "", "| # | name | meaning | range |", "|---|---|---|---|"]
             for i, (name, meaning, high) in enumerate(table):
@@ -986,14 +1086,13 @@ class ObservationBuffer(_CoreBuffer):
     seat: int = -1
     hand: list | None = None
     revealed: list | None = None
-    plan: "_FillPlan | None" = field(default=None, repr=False)
+    plan: _FillPlan | None = field(default=None, repr=False)
 
 
 class _FarmSnapshot:
     """What the cache last saw of one farm."""
 
-    __slots__ = ("occupied", "frontier", "fallow", "water", "tower_capacity", "silo_capacity", "equipment",
-                 "set_aside")
+    __slots__ = ("occupied", "frontier", "fallow", "water", "tower_capacity", "silo_capacity", "equipment", "set_aside")
 
     def __init__(self):
         self.occupied = 0
@@ -1010,33 +1109,49 @@ class _FillPlan:
     """Ready-made memoryviews of one buffer's parts for one viewing seat, each paired with its source
     in the observer's caches, so that :meth:`Observer.fill` copies with ``dst[:] = src`` (a memcpy)."""
 
-    __slots__ = ("observer", "seat", "order", "farms", "equipment", "discard", "public", "revealed",
-                 "revealed_rows", "hand", "hand_rows", "decision", "zero_decision", "decision_card", "tiles_rows",
-                 "kept", "passed")
+    __slots__ = (
+        "observer",
+        "seat",
+        "order",
+        "farms",
+        "equipment",
+        "discard",
+        "public",
+        "revealed",
+        "revealed_rows",
+        "hand",
+        "hand_rows",
+        "decision",
+        "zero_decision",
+        "decision_card",
+        "tiles_rows",
+        "kept",
+        "passed",
+    )
 
     def __init__(self, obs: Observer, buf: ObservationBuffer, seat: int):
         mv, fs, n = buf.mv, obs._fs, obs.num_players
         W, HW, T = C + obs.D, 1 + C + obs.D, obs.T
         self.observer, self.seat = obs, seat
         self.order = obs._order_list[seat]
-        self.farms = [(mv[k * fs:(k + 1) * fs], obs._farm_views[p], p) for k, p in enumerate(self.order)]
+        self.farms = [(mv[k * fs : (k + 1) * fs], obs._farm_views[p], p) for k, p in enumerate(self.order)]
         self.equipment = [(mv[a:b], obs._equip_mv[c:d]) for a, b, c, d in obs._equip_plan[seat]]
-        self.discard = mv[obs._discard_at:obs._discard_at + obs.D]
+        self.discard = mv[obs._discard_at : obs._discard_at + obs.D]
         self.public = [(mv[a:b], obs._pub_mv[c:d]) for a, b, c, d in obs._pub_plan[seat]]
         at = obs._revealed_at
-        self.revealed = mv[at:at + n * W]
-        self.revealed_rows = [mv[at + k * W:at + (k + 1) * W] for k in range(n)]
+        self.revealed = mv[at : at + n * W]
+        self.revealed_rows = [mv[at + k * W : at + (k + 1) * W] for k in range(n)]
         at = obs._hand_at
-        self.hand = mv[at:at + HAND_SIZE * HW]
-        self.hand_rows = [mv[at + i * HW:at + (i + 1) * HW] for i in range(HAND_SIZE)]
-        self.decision = mv[obs._decision_at:obs._decision_end]  # decision .. decision_kept
-        self.zero_decision = obs._zeros[:obs._decision_end - obs._decision_at]
-        self.decision_card = mv[obs._decision_card_at:obs._decision_card_at + W]
+        self.hand = mv[at : at + HAND_SIZE * HW]
+        self.hand_rows = [mv[at + i * HW : at + (i + 1) * HW] for i in range(HAND_SIZE)]
+        self.decision = mv[obs._decision_at : obs._decision_end]  # decision .. decision_kept
+        self.zero_decision = obs._zeros[: obs._decision_end - obs._decision_at]
+        self.decision_card = mv[obs._decision_card_at : obs._decision_card_at + W]
         at = obs._tiles_at
-        self.tiles_rows = [mv[at + i * T:at + (i + 1) * T] for i in range(EQUIPMENT_DRAW)]
-        self.kept = mv[obs._kept_at:obs._kept_at + T]
+        self.tiles_rows = [mv[at + i * T : at + (i + 1) * T] for i in range(EQUIPMENT_DRAW)]
+        self.kept = mv[obs._kept_at : obs._kept_at + T]
         size = RECALL_TURNS * obs.D
-        self.passed = mv[obs._passed_at:obs._passed_at + size] if obs.perfect_recall else None
+        self.passed = mv[obs._passed_at : obs._passed_at + size] if obs.perfect_recall else None
 
 
 _row_views, _rotated_runs, _merge_runs = row_views, rotated_runs, merge_runs
@@ -1048,16 +1163,40 @@ _PILES_AT = _GF["pile_field"]
 _CLOCKWISE, _COUNTERCLOCKWISE = _GF["clockwise"], _GF["counterclockwise"]
 _TWO_PLAYER, _REVEALED = _GF["two_player"], _GF["revealed"]
 assert _GF["year_1"] == 0 and [n for n, _, _ in GAME_FEATURES[_PILES_AT:]] == [
-    "pile_field", "pile_livestock", "pile_construction", "pile_building", "towers_left", "silos_left",
-    "equipment_stack", "offer_pile", "display", "discard_pile"]
+    "pile_field",
+    "pile_livestock",
+    "pile_construction",
+    "pile_building",
+    "towers_left",
+    "silos_left",
+    "equipment_stack",
+    "offer_pile",
+    "display",
+    "discard_pile",
+]
 _DECISION_INDEX = {k: _DF[f"kind_{k}"] for k in DECISION_KINDS}
 _YOURS = _DF["yours"]
 # PLAYER_FEATURES: first those read from the farm (Observer._sync_farm), then four read from the game
 _SEAT_FEATURES_AT = _PF["hand_size"]
 assert (_PF["coins"], _PF["food"]) == (0, 1)
 assert [n for n, _, _ in PLAYER_FEATURES] == [
-    "coins", "food", "food_capacity", "water", "water_capacity", "vp_tokens", "set_aside", "towers", "silos",
-    "fallow", "locations", "actions_taken", "hand_size", "picked", "first_player", "to_act"]
+    "coins",
+    "food",
+    "food_capacity",
+    "water",
+    "water_capacity",
+    "vp_tokens",
+    "set_aside",
+    "towers",
+    "silos",
+    "fallow",
+    "locations",
+    "actions_taken",
+    "hand_size",
+    "picked",
+    "first_player",
+    "to_act",
+]
 # Python values straight into float32 memory (one call, no intermediate array)
 _PACK_PLAIN = struct.Struct("=2f")  # coins, food
 _EPOCHS = itertools.count()  # cache epochs (see Observer._rebuild)

@@ -219,7 +219,7 @@ def _check_connected(farm: Farm, seat: int) -> None:
         raise ValueError(f"scenario: farm of seat {seat} is not orthogonally connected (FOG-FARM-3)")
 
 
-def scenario(
+def scenario(  # noqa: C901 - one validated step per keyword of the scenario language
     num_players: int = 3,
     *,
     seed: int = 0,
