@@ -96,6 +96,14 @@ class _Timed:
         return action
 
 
+def label(spec: str) -> str:
+    """The name an entrant goes by in results: a checkpoint by its file stem, anything else as given."""
+    text = str(spec)
+    if text.endswith((".safetensors", ".zip")) or "/" in text:
+        return Path(text).stem
+    return text
+
+
 def deal_seeds(deals: int) -> list[int]:
     """The fixed deal list of the protocol."""
     return [derive_seed(BENCHMARK_SEED, i) for i in range(deals)]
@@ -123,7 +131,7 @@ def play_tables(
     from .policy import load_policy
 
     arena = Arena(players, game=game)
-    timed = {name: _Timed(load_policy(name, seed=0, env_facts=arena.facts, trust=trust)) for name in entrants}
+    timed = {label(e): _Timed(load_policy(e, seed=0, env_facts=arena.facts, trust=trust)) for e in entrants}
     rows: list[dict] = []
     out = log.open("a") if log is not None else None
     seeds = deal_seeds(deals)
@@ -133,7 +141,7 @@ def play_tables(
             for d, seed in enumerate(seeds):
                 for rot in range(players):
                     order = [table[(seat + rot) % len(table)] for seat in range(players)]
-                    names = [entrants[i] for i in order]
+                    names = [label(entrants[i]) for i in order]
                     result = arena.play([timed[n] for n in names], seed, names)
                     row = {
                         "seed": seed,
@@ -279,6 +287,7 @@ def benchmark_result(
     timing: dict | None = None,
 ) -> dict:
     spec_name = _env_name(game)
+    policy, opponents = label(policy), [label(o) for o in opponents]
     return {
         "protocol": f"farmgames benchmark/1 (seed {BENCHMARK_SEED}, every seat rotation)",
         "policy": policy,
@@ -298,6 +307,7 @@ def benchmark_result(
 def ladder_result(
     rows: list[dict], entrants: list[str], game: str, players: int, timing: dict | None, command: str, seconds: float
 ) -> dict:
+    entrants = [label(e) for e in entrants]
     ratings = ladder_ratings(rows, entrants)
     table = {a: {b: record_of(rows, a, b) for b in entrants if b != a} for a in entrants}
     return {
@@ -372,7 +382,14 @@ def _env_name(game: str) -> str:
 
 
 def _read_log(path: str | Path) -> list[dict]:
-    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    return _relabel(rows)
+
+
+def _relabel(rows: list[dict]) -> list[dict]:
+    for row in rows:
+        row["seats"] = [label(s) for s in row["seats"]]
+    return rows
 
 
 # ---------------------------------------------------------------------------------------------- command
@@ -393,7 +410,8 @@ def run_ladder(args: argparse.Namespace) -> int:
     timing, generated = None, None
     if args.aggregate and str(args.aggregate).endswith(".json"):  # a ladder.json: rewrite its page
         old = json.loads(Path(args.aggregate).read_text())
-        rows, timing, generated, entrants = old["games"], old.get("timing"), old.get("generated"), old["entrants"]
+        rows, generated, entrants = _relabel(old["games"]), old.get("generated"), old["entrants"]
+        timing = {label(k): v for k, v in (old.get("timing") or {}).items()}
     elif args.aggregate:
         rows = _read_log(args.aggregate)
     else:
@@ -446,7 +464,7 @@ def run(args: argparse.Namespace) -> int:
         )
     res = benchmark_result(rows, args.policy, args.game, args.players, opponents, ladder, timing)
     out.write_text(json.dumps(res, indent=1) + "\n")
-    print(leaderboard_header(opponents))
+    print(leaderboard_header([label(o) for o in opponents]))
     print(leaderboard_row(res))
     print(f"wrote {out}", file=sys.stderr)
     return 0
