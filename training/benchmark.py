@@ -345,7 +345,7 @@ def ladder_markdown(res: dict) -> str:
         f"on {gen['date']} (Python {gen['python']}, {gen['machine']}, one core, {gen['seconds'] / 60:.0f} min): "
         f"{res['deals']} fixed deals, every pair in every seat rotation, {len(res['games'])} games. Win rates "
         "count a shared win as 1/k; intervals are 95% Wilson; ratings are OpenSkill Plackett-Luce over the games "
-        "in order (ordinal = mu - 3 sigma).",
+        "in order (ordinal = mu - 3 sigma)." + (f" Note: {gen['note']}." if gen.get("note") else ""),
         "",
         "| entrant | OpenSkill ordinal | mu | sigma | games | win rate | mean score | mean margin | decisions/s |",
         "|---|---|---|---|---|---|---|---|---|",
