@@ -63,7 +63,7 @@ def _effect_max(effect, tiles: int) -> dict[str, int]:
 
 
 def game_bounds(cards: CardSet, num_players: int, fixed_split: bool = False) -> dict[str, float]:
-    """Upper bounds on decisions per game and on a final score, for a card set (see docs/env.md).
+    """Upper bounds on decisions per game and on a final score, for a card set (see docs/fields_of_green/env.md).
 
     Per player and game: 4 draw splits (none with ``fixed_split``), 24 picks, 24 actions, 24 "attach
     no more" decisions (one per build), at most ``6y + 1`` harvest decisions in year ``y`` (64), one

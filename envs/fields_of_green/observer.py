@@ -3,7 +3,7 @@
 The layout is declared once, in :data:`LAYOUT` (array name, shape, meaning) and in the feature
 tables it refers to (:data:`CARD_FEATURES`, :data:`CELL_PLANES`, :data:`PLAYER_FEATURES`,
 :data:`GAME_FEATURES`, :data:`DECISION_FEATURES`, :data:`TILE_FEATURES`). The environments build
-their gymnasium spaces from it and ``docs/env.md`` prints it
+their gymnasium spaces from it and ``docs/fields_of_green/env.md`` prints it
 (``python -m farmgames.envs.fields_of_green.observer`` writes the markdown table).
 
 Everything is seen from the viewing seat: player axes are rotated so that index 0 is the viewer,
@@ -1039,7 +1039,7 @@ class Observer:
     # ------------------------------------------------------------------ docs
 
     def markdown(self) -> str:
-        """The observation layout as markdown tables (for docs/env.md)."""
+        """The observation layout as markdown tables (for docs/fields_of_green/env.md)."""
         lines = [
             f"Observation layout for {self.num_players} players, farm_size {self.farm_size}, "
             f"{self.D} location designs, {self.E} equipment designs"

@@ -123,7 +123,7 @@ def test_heuristic_weights_can_be_overridden():
 
 # --------------------------------------------------------------------------------------------
 # Golden games: the heuristic bot's exact choices. ``HeuristicBot`` memoises and takes shortcuts for
-# speed (docs/bots.md, "Speed"); these games pin its decisions to those of the plain implementation
+# speed (docs/fields_of_green/bots.md, "Speed"); these games pin its decisions to those of the plain implementation
 # they were recorded with, so any change of behaviour fails here. After an *intended* change of the
 # bot (or of the engine or the base card set), regenerate the file and commit it with the change:
 #

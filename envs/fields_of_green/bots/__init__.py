@@ -12,7 +12,7 @@ The package: ``heuristic`` (``HeuristicBot``'s decisions, its weights and memo t
 (``_Projection``: a farm played through the remaining harvests and counted like the final score) and
 ``model`` (``_Model``: a card set flattened for the bot, counting with the engine's effect code). ``Bot``,
 ``RandomBot``, the registry lookup and the play loop are the game-independent ones of ``envs/core/bots.py``;
-``make_bot`` and ``play_game`` here keep the Fields of Green signatures. See docs/bots.md.
+``make_bot`` and ``play_game`` here keep the Fields of Green signatures. See docs/fields_of_green/bots.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The rules-aware heuristic bot of Fields of Green.
 
-``HeuristicBot`` is documented in ``docs/bots.md``. In short it is a greedy one-step lookahead:
+``HeuristicBot`` is documented in ``docs/fields_of_green/bots.md``. In short it is a greedy one-step lookahead:
 for a meaningful choice (the card pick and the action after the reveal) it clones the game once per
 candidate action, applies it, resolves the rest of that action (water payment, attachments, card
 choices) with its cheap sub-policies, and scores the result with a *projection*: the player's farm is
@@ -10,7 +10,7 @@ plus a year-dependent bonus for coins that future builds can still spend. Cheap 
 prune the candidate cells and guide the draw split; small rule-based policies handle harvest order,
 water payment and storage, equipment and card-ability choices.
 
-Speed (docs/bots.md, "Speed"): the bot makes exactly the choices of that plain description, faster.
+Speed (docs/fields_of_green/bots.md, "Speed"): the bot makes exactly the choices of that plain description, faster.
 Results that depend only on a farm's contents are memoised in bounded LRU tables keyed by those
 contents: the value of each candidate act (so the act decision reuses what its pick evaluated), the
 projection, the cheap estimates per farm state. When an act provably touches nothing but the player's
@@ -135,7 +135,7 @@ def _clone_own(game, p: int):
 
 class HeuristicBot(Bot):
     """Greedy one-step lookahead over a projected value of the player's farm (see module docstring
-    and docs/bots.md). Deterministic for a given seed; ``weights`` overrides the numbers.
+    and docs/fields_of_green/bots.md). Deterministic for a given seed; ``weights`` overrides the numbers.
 
     Speed: results that depend only on a farm's contents (the projection, the lookahead value of an
     action, the cheap estimates) are memoised per bot in bounded LRU tables keyed by the farm's full
