@@ -39,6 +39,8 @@ from math import comb
 
 import numpy as np
 
+from farmgames.envs.core.recall import check_replayed, check_seat, replay_views
+
 from ..core.protocol import IllegalActionError, InformationState
 from ..core.search import ISMCTSBot, PIMCBot
 from .board import NUM_CROPS, NUM_SPACES, START_COUNTERS
@@ -117,29 +119,14 @@ def _run(game: Game, seat: int, deal: Deal) -> tuple[Game, list[str]]:
     """Replay ``game``'s history from ``deal``: the replayed game and ``seat``'s tokens (IllegalActionError
     when the history is not legal from that deal)."""
     g, _ = _fresh(game, deal)
-    last = view_token(g, seat)
-    tokens = [f"start {list(deal.start[seat])} view {last!r}"]
-    for i, action in enumerate(game.history):
-        actor = g.current_player
-        if actor is None:
-            raise ValueError(f"state is not the replay of its deal: the game ends before history step {i}")
-        g.apply(action)
-        view = view_token(g, seat)
-        tokens.append(f"{actor}:{action}" if view == last else f"{actor}:{action} view {view!r}")
-        last = view
-    return g, tokens
+    return g, replay_views(g, game.history, seat, view_token, f"start {list(deal.start[seat])}")
 
 
 def _replay(game: Game, seat: int) -> tuple[Deal, list[str]]:
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
-        raise ValueError(f"seat must be 0..{game.num_players - 1}, got {seat!r}")
+    check_seat(game, seat)
     deal = deal_of(game)
     g, tokens = _run(game, seat, deal)
-    if g.to_json() != game.to_json():
-        raise ValueError(
-            "state is not the replay of its deal and history (edited by hand?): information states and "
-            "resampling need a state reached by play"
-        )
+    check_replayed(g, game, "its deal and history")
     return deal, tokens
 
 

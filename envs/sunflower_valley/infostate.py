@@ -18,6 +18,8 @@ from functools import partial
 
 import numpy as np
 
+from farmgames.envs.core.recall import check_replayed, check_seat, replay_views
+
 from ..core.protocol import InformationState
 from ..core.search import ISMCTSBot, PIMCBot
 from .actions import DICE, FACES
@@ -48,22 +50,11 @@ def view_token(game: Game, seat: int) -> Hashable:
 
 
 def _replay(game: Game, seat: int) -> list[str]:
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
-        raise ValueError(f"seat must be 0..{game.num_players - 1}, got {seat!r}")
+    check_seat(game, seat)
     g = Game(game.num_players, game.seed, **game.variant)
     g.rolls = list(game.rolls)  # round 0's roll is public from the start; later ones are revealed in play
-    last = view_token(g, seat)
-    tokens = [f"setup letter={g.letter} pads={g.pads} first={g.first} view {last!r}"]
-    for i, action in enumerate(game.history):
-        actor = g.current_player
-        if actor is None:
-            raise ValueError(f"state is not the replay of its history: the game ends before step {i}")
-        g.apply(action)
-        view = view_token(g, seat)
-        tokens.append(f"{actor}:{action}" if view == last else f"{actor}:{action} view {view!r}")
-        last = view
-    if g.to_json() != game.to_json():
-        raise ValueError("state is not the replay of its seed, rolls and history (edited by hand?)")
+    tokens = replay_views(g, game.history, seat, view_token, f"setup letter={g.letter} pads={g.pads} first={g.first}")
+    check_replayed(g, game, "its seed, rolls and history")
     return tokens
 
 
