@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from .games import DEFAULT_GAME, add_game_argument, check_players
+from .games import DEFAULT_GAME, add_checkpoint_options, add_game_argument, check_players
 from .outputs import check_output, write_text
 from .policy import CheckpointError, checkpoint_game, checkpoint_metadata, is_checkpoint, load_policy, policy_name
 
@@ -60,18 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="sample checkpoint policies' actions instead of taking the most likely one",
     )
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the results as JSON")
-    parser.add_argument(
-        "--torch-threads",
-        type=int,
-        default=1,
-        help="torch threads for checkpoint policies (default 1: small batches, no oversubscription)",
-    )
-    parser.add_argument(
-        "--trust-checkpoint",
-        action="store_true",
-        help="load stable-baselines3 .zip checkpoints that have no .safetensors file beside them (that unpickles "
-        "them: a zip can run code; only for files you trust)",
-    )
+    add_checkpoint_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 

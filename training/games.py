@@ -17,7 +17,7 @@ from farmgames.envs import get_spec
 
 DEFAULT_GAME = "fields_of_green_v0"
 
-__all__ = ["DEFAULT_GAME", "add_game_argument", "check_players", "game_type", "player_counts"]
+__all__ = ["DEFAULT_GAME", "add_checkpoint_options", "add_game_argument", "check_players", "game_type", "player_counts"]
 
 
 def game_type(text: str) -> str:
@@ -49,3 +49,19 @@ def check_players(spec: Any, players: Any, option: str = "--players") -> int:
     if isinstance(players, bool) or not isinstance(players, int) or players not in spec.player_counts:
         raise ValueError(f"{option} must be one of {player_counts(spec)} for {spec.name}, got {players!r}")
     return players
+
+
+def add_checkpoint_options(parser: argparse.ArgumentParser) -> None:
+    """The options of every command that plays checkpoint policies (evaluate, league)."""
+    parser.add_argument(
+        "--torch-threads",
+        type=int,
+        default=1,
+        help="torch threads for checkpoint policies (default 1: small batches, no oversubscription)",
+    )
+    parser.add_argument(
+        "--trust-checkpoint",
+        action="store_true",
+        help="load stable-baselines3 .zip checkpoints that have no .safetensors file beside them (that unpickles "
+        "them: a zip can run code; only for files you trust)",
+    )

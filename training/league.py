@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from .evaluate import _progress, _set_torch_threads, first_checkpoint_meta, parse_variant
-from .games import DEFAULT_GAME, add_game_argument, check_players
+from .games import DEFAULT_GAME, add_checkpoint_options, add_game_argument, check_players
 from .outputs import check_output, write_text
 from .policy import CheckpointError, checkpoint_game, load_policy
 
@@ -39,18 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variant", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--stochastic", action="store_true", help="sample checkpoint policies' actions")
     parser.add_argument("--json", type=Path, default=None, metavar="PATH")
-    parser.add_argument(
-        "--torch-threads",
-        type=int,
-        default=1,
-        help="torch threads for checkpoint policies (default 1: small batches, no oversubscription)",
-    )
-    parser.add_argument(
-        "--trust-checkpoint",
-        action="store_true",
-        help="load stable-baselines3 .zip checkpoints that have no .safetensors file beside them (that unpickles "
-        "them: a zip can run code; only for files you trust)",
-    )
+    add_checkpoint_options(parser)
     parser.add_argument("--no-progress", action="store_true")
 
 
