@@ -43,6 +43,7 @@ class GameResult:
     returns: list[float]
     decisions: int
     names: list[str] = field(default_factory=list)
+    record: dict = field(default_factory=dict)  # the game record (replays; opens in farmgames view)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -105,6 +106,7 @@ class Arena:
             returns=[float(r) for r in game.returns()],
             decisions=decisions,
             names=list(names or []),
+            record=game.record(),
         )
 
     def close(self) -> None:

@@ -60,6 +60,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="sample checkpoint policies' actions instead of taking the most likely one",
     )
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the results as JSON")
+    parser.add_argument(
+        "--save-records",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="write every game's record ({'records': [...]}; replays, and opens in farmgames view)",
+    )
     add_checkpoint_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -158,6 +165,7 @@ def evaluate(
     opp_names = [s if isinstance(s, str) else policy_name(s) for s in opp_specs]
 
     records = []
+    game_records: list[dict] = []  # the games themselves, for --save-records (farmgames view opens them)
     bar = _progress(games, progress, f"{Path(learner_name).name} vs {', '.join(sorted(set(map(str, opp_names))))}")
     started = time.perf_counter()
     wins = outright = 0
@@ -190,6 +198,7 @@ def evaluate(
                     "decisions": result.decisions,
                 }
             )
+            game_records.append({**result.record, "players": names})
             if bar is not None:
                 bar.update(1)
                 bar.set_postfix(win_rate=f"{wins / (i + 1):.3f}")
@@ -237,6 +246,7 @@ def evaluate(
         "seconds": elapsed,
         "games_per_second": games / elapsed if elapsed > 0 else None,
         "records": records,
+        "game_records": game_records,
     }
 
 
@@ -274,6 +284,8 @@ def run(args) -> int:
         variant = parse_variant(args.variant) if args.variant else None
         if args.json:  # checked before the games, not after them
             check_output(args.json, "--json")
+        if args.save_records:
+            check_output(args.save_records, "--save-records")
         res = evaluate(
             args.policy,
             args.opponents,
@@ -290,6 +302,10 @@ def run(args) -> int:
         print(f"farmgames evaluate: error: {exc}", file=sys.stderr)
         return 2
     print(format_report(res))
+    games_played = res.pop("game_records")
     if args.json:
         print(f"wrote {write_text(args.json, json.dumps(res, indent=2), what='evaluate')}")
+    if args.save_records:
+        text = json.dumps({"records": games_played})
+        print(f"wrote {write_text(args.save_records, text, what='evaluate')} ({len(games_played)} game records)")
     return 0
