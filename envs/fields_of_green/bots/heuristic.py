@@ -42,7 +42,7 @@ from ..cards import PILES
 from ..farm import EMPTY, SILO, TOWER, Farm
 from ..game import ACTIONS_PER_GAME, INCOME, MARKET_BASE, MARKET_PER_FOOD, RESTORE_COST, TOWER_COST, TURNS, YEARS
 from .model import _decoded, _Model, _model_for, _reach
-from .projection import _Ctx, _Projection
+from .projection import _Ctx, _Projection, trade_value
 
 _INCOME_COINS, _INCOME_WATER, _INCOME_FOOD = INCOME["coins"], INCOME["water"], INCOME["food"]
 # The package holds the switch: ``bots.VERIFY_CACHES = True`` (tests/fields_of_green/test_bots.py) recomputes
@@ -272,16 +272,7 @@ class HeuristicBot(Bot):
             elif "raise_capacity" in op:
                 total += 0.25 * op["raise_capacity"]["by"]
             elif "trade" in op:
-                t = op["trade"]
-                net = ctx.value(t["gain"]) - ctx.value(t["pay"])
-                if net > 0:
-                    times = t["max_times"]
-                    pay = t["pay"]
-                    if pay.get("coins"):
-                        times = min(times, farm.coins // pay["coins"])
-                    if pay.get("food"):
-                        times = min(times, farm.food // pay["food"])
-                    total += net * max(times, 0)
+                total += trade_value(op["trade"], ctx, farm.coins, farm.food)
         return total
 
     def _tower_demand(self, farm: Farm, tower: int, skip: int = -1, paid: set | None = None) -> int:

@@ -41,6 +41,20 @@ class _Ctx:
         )
 
 
+def trade_value(trade: dict, ctx: _Ctx, coins: int, food: int) -> float:
+    """Value of a trade ability done as often as it pays and the farm's coins and food allow."""
+    net = ctx.value(trade["gain"]) - ctx.value(trade["pay"])
+    if net <= 0:
+        return 0.0
+    times = trade["max_times"]
+    pay = trade["pay"]
+    if pay.get("coins"):
+        times = min(times, coins // pay["coins"])
+    if pay.get("food"):
+        times = min(times, food // pay["food"])
+    return net * max(times, 0)
+
+
 class _Projection:
     """One run of the projection on a copy ``f`` of a farm: the remaining Harvest phases with income,
     then the final count (``HeuristicBot._value``).
@@ -193,16 +207,7 @@ class _Projection:
             elif "raise_capacity" in op:
                 total += 0.25 * op["raise_capacity"]["by"]
             elif "trade" in op:
-                t = op["trade"]
-                net = ctx.value(t["gain"]) - ctx.value(t["pay"])
-                if net > 0:
-                    times = t["max_times"]
-                    pay = t["pay"]
-                    if pay.get("coins"):
-                        times = min(times, f.coins // pay["coins"])
-                    if pay.get("food"):
-                        times = min(times, f.food // pay["food"])
-                    total += net * max(times, 0)
+                total += trade_value(op["trade"], ctx, f.coins, f.food)
         return total
 
     def store_water(self, amount: int) -> None:
