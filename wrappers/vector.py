@@ -46,6 +46,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from farmgames.envs.adapters.base import as_index
+
 from .policies import BotPolicy
 from .single_agent import SingleAgentEnv
 
@@ -63,44 +65,66 @@ def flat_plan(structured_space: gymnasium.spaces.Dict) -> list[tuple[str, int, i
     return out
 
 
+def copy_runs(src_plan: list[tuple[str, int, int]], dst_plan: list[tuple[str, int, int]]) -> list[tuple[int, int, int]]:
+    """``[(src_start, dst_start, size)]`` copying every named part from the ``src_plan`` layout to the
+    ``dst_plan`` one, with parts that are adjacent in both layouts merged into one run (fewer memcpys)."""
+    dst = {name: start for name, start, _ in dst_plan}
+    runs: list[list[int]] = []
+    for name, start, stop in src_plan:
+        size = stop - start
+        if runs and runs[-1][0] + runs[-1][2] == start and runs[-1][1] + runs[-1][2] == dst[name]:
+            runs[-1][2] += size
+        else:
+            runs.append([start, dst[name], size])
+    return [(a, b, c) for a, b, c in runs]
+
+
 class _Game:
     """One game of the batch: its single env, the raw PettingZoo env under it, and the learner's observer
-    buffer with the memoryviews that copy it into this game's rows."""
+    buffer with the memoryviews that copy it into this game's rows (one set per observation buffer)."""
 
-    __slots__ = ("env", "raw", "observer", "buf", "copies", "mask_row", "zeros")
+    __slots__ = ("env", "raw", "observer", "buf", "copies", "mask_row", "mask_np", "zeros", "legal_array")
 
-    def __init__(self, env: SingleAgentEnv, obs_row: np.ndarray, mask_row: np.ndarray, plan: list):
+    def __init__(self, env: SingleAgentEnv, obs_rows: list[np.ndarray], mask_row: np.ndarray, runs: list):
         self.env = env
         self.raw = env._aec.unwrapped
         # The learner's observation is filled by the env's own observer (so its incremental caches and
         # perfect-recall memory are the env's) into a buffer of the batch's own, then copied into the row in
-        # the single env's flat order: one memcpy per named part (the same values as the raw env's observe()
-        # flattened, which tests/speed/test_vector.py checks step by step).
+        # the single env's flat order: one memcpy per run of parts that are adjacent in both orders (the
+        # observer writes at its layout's offsets and the flat order sorts the parts by name, so it cannot
+        # fill the row itself; tests/speed/test_vector.py checks the values step by step).
         self.observer = self.raw.observer
         self.buf = self.observer.new_buffer()
-        row = memoryview(obs_row).cast("B")
-        self.copies = [
-            (row[start * 4 : stop * 4], memoryview(self.buf.views[name].reshape(-1)).cast("B"))
-            for name, start, stop in plan
-        ]
+        src = memoryview(self.buf.flat).cast("B")
+        self.copies = []
+        for obs_row in obs_rows:
+            row = memoryview(obs_row).cast("B")
+            self.copies.append([(row[d * 4 : (d + n) * 4], src[s * 4 : (s + n) * 4]) for s, d, n in runs])
         self.mask_row = memoryview(mask_row.view(np.uint8))
+        self.mask_np = mask_row
         self.zeros = bytes(len(mask_row))
+        # the engine's optional hook (envs/core/protocol.py): its legal actions as a cached index array
+        self.legal_array = callable(getattr(self.raw.game, "legal_action_array", None))
 
-    def write(self) -> None:
-        """The learner's observation and mask now into this game's rows. The mask is the engine's legal set
-        when the learner decides (as the raw env's ``_mask_actions``), cleared with one memcpy and set with
-        plain stores (a few dozen legal actions of ~1,000)."""
-        env, raw = self.env, self.raw
+    def write(self, slot: int) -> None:
+        """The learner's observation and mask now into this game's rows (observation buffer ``slot``).
+        The mask is the engine's legal set when the learner decides (as the raw env's mask): cleared
+        with one memcpy, then set with one numpy store from the engine's cached index array when the game
+        has one, else plain stores (a few dozen legal actions of ~1,000)."""
+        raw = self.raw
         game = raw.game
-        seat = raw.agent_name_mapping[env._learner_agent]
+        seat = raw.agent_name_mapping[self.env._learner_agent]
         self.observer.fill(game, seat, self.buf)
-        for dst, src in self.copies:
+        for dst, src in self.copies[slot]:
             dst[:] = src
         mask = self.mask_row
         mask[:] = self.zeros
         if game.current_player == seat:
-            for action in game.legal_actions():
-                mask[action] = 1
+            if self.legal_array:
+                self.mask_np[game.legal_action_array()] = True
+            else:
+                for action in game.legal_actions():
+                    mask[action] = 1
 
 
 class BatchedSingleAgentEnv(VectorEnv):
@@ -108,11 +132,20 @@ class BatchedSingleAgentEnv(VectorEnv):
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
-    def __init__(self, num_envs: int, game: str = "fields_of_green", *, copy: bool = True, **env_kwargs: Any):
+    def __init__(
+        self,
+        num_envs: int,
+        game: str = "fields_of_green",
+        *,
+        copy: bool = True,
+        double_buffer: bool = False,
+        **env_kwargs: Any,
+    ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.num_envs = int(num_envs)
         self.copy = bool(copy)
+        self.double_buffer = bool(double_buffer) and not self.copy
         envs = [SingleAgentEnv(game=game, **env_kwargs) for _ in range(self.num_envs)]
         self.envs = envs
         first = envs[0]
@@ -124,16 +157,24 @@ class BatchedSingleAgentEnv(VectorEnv):
         self.render_mode = first.render_mode
         self.spec = None
         size, actions = int(self.single_observation_space.shape[0]), int(self.single_action_space.n)
-        self._obs = np.zeros((self.num_envs, size), dtype=np.float32)
+        self._num_actions = actions
+        # ``double_buffer``: two observation buffers, alternated per step, so that an array handed out stays
+        # valid through the next step (what SB3's rollout collection needs: it stores the previous step's
+        # observations after the next step) without a copy of the whole batch per step
+        self._obs_buffers = [np.zeros((self.num_envs, size), dtype=np.float32) for _ in range(1 + self.double_buffer)]
+        self._slot = 0
+        self._obs = self._obs_buffers[0]
         self._masks = np.zeros((self.num_envs, actions), dtype=bool)
-        self._rewards = np.zeros(self.num_envs, dtype=np.float64)
-        self._terminations = np.zeros(self.num_envs, dtype=bool)
         self._truncations = np.zeros(self.num_envs, dtype=bool)
         structured = first._aec.structured_observation_space(first.agents[0])
         self.plan = flat_plan(structured)
         if self.plan[-1][2] != size:  # pragma: no cover - the flatten wrapper's layout changed
             raise TypeError("the single env's flat observation is not its Dict parts in order")
-        self._games = [_Game(env, self._obs[i], self._masks[i], self.plan) for i, env in enumerate(envs)]
+        layout = first._aec.unwrapped.observer.layout
+        runs = copy_runs([(e.name, e.start, e.stop) for e in layout.entries], self.plan)
+        self._games = [
+            _Game(env, [b[i] for b in self._obs_buffers], self._masks[i], runs) for i, env in enumerate(envs)
+        ]
         self._has_reset = False
         #: per game that ended in the last step: (its last observation, its final info), as in ``infos``
         self.final_infos: dict[int, tuple[np.ndarray, dict]] = {}
@@ -147,13 +188,18 @@ class BatchedSingleAgentEnv(VectorEnv):
             seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise ValueError(f"reset(seed=...) needs {self.num_envs} seeds, got {len(seeds)}")
+        self._flip()
         for g, s in zip(self._games, seeds, strict=True):
             g.env.reset(seed=s, options=options)
-            self._write_learner(g)
+            g.write(self._slot)
         self._has_reset = True
+        self.final_infos = {}
         return self._out(), {}
 
     def step(self, actions):
+        """One learner decision per game. A single loop over the games: each one's learner action, its bot
+        opponents' decisions (from the engine, no mask built for them) and its next observation written
+        into its row; games waiting for an observation-reading opponent are decided together afterwards."""
         if not self._has_reset:
             raise RuntimeError("step() called before reset()")
         actions = np.asarray(actions)
@@ -161,14 +207,16 @@ class BatchedSingleAgentEnv(VectorEnv):
             raise ValueError(f"step() needs {self.num_envs} actions, got shape {actions.shape}")
         if actions.dtype.kind not in "iu":  # as the single env: integers only, never rounded
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
-        rewards, terminations = self._rewards, self._terminations
-        masks = self._masks
-        waiting = []  # games whose opponents decide now
+        self._flip()
+        slot = self._slot
+        n_actions = self._num_actions
+        rewards = [0.0] * self.num_envs
+        terminations = [False] * self.num_envs
         finished: list[tuple[int, np.ndarray, dict]] = []
-        for i, g in enumerate(self._games):
-            action = int(actions[i])
+        waiting: list[tuple[int, Any]] = []  # games whose next opponent reads observations, and that policy
+        for i, (g, action) in enumerate(zip(self._games, actions.tolist(), strict=True)):
             env = g.env
-            if not (0 <= action < masks.shape[1] and masks[i, action]):
+            if not (0 <= action < n_actions and g.mask_row[action]):
                 env._learner_obs()  # the single env's own view of the state (the batch kept only its rows)
                 obs, reward, terminated, _, info = env.step(action)  # the single env's illegal-action path
                 rewards[i], terminations[i] = reward, terminated
@@ -177,16 +225,22 @@ class BatchedSingleAgentEnv(VectorEnv):
             raw = g.raw
             raw.step(action)
             env._decisions += 1
-            rewards[i] = raw.rewards.get(env._learner_agent, 0.0) * env.reward_scale
-            if raw.game.is_terminal():
+            reward = raw.rewards.get(env._learner_agent, 0.0) * env.reward_scale
+            policy = None
+            if not raw.game.is_terminal():
+                reward, policy = self._run_bots(g, reward)
+            rewards[i] = reward
+            if policy is not None:
+                waiting.append((i, policy))
+            elif raw.game.is_terminal():
                 terminations[i] = True
                 finished.append((i, self._final(g), {}))
             else:
-                terminations[i] = False
-                waiting.append(i)
-        self._play_opponents(waiting, finished)
+                g.write(slot)
+        if waiting:
+            self._play_policies(waiting, finished, rewards, terminations)
         infos: dict[str, Any] = {}
-        self.final_infos: dict[int, tuple[np.ndarray, dict]] = {}
+        self.final_infos = {}
         for i, final_obs, final_info in sorted(finished, key=lambda t: t[0]):
             g = self._games[i]
             env = g.env
@@ -196,8 +250,14 @@ class BatchedSingleAgentEnv(VectorEnv):
             self.final_infos[i] = (final_obs, info)
             infos = self._add_info(infos, {"final_obs": final_obs, "final_info": info}, i)
             env.reset()
-            self._write_learner(g)
-        return self._out(), rewards.copy(), terminations.copy(), self._truncations.copy(), infos
+            g.write(slot)
+        return (
+            self._out(),
+            np.array(rewards, dtype=np.float64),
+            np.array(terminations, dtype=bool),
+            self._truncations.copy(),
+            infos,
+        )
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game, ``(num_envs, num_actions)`` bool (sb3-contrib's name)."""
@@ -228,32 +288,49 @@ class BatchedSingleAgentEnv(VectorEnv):
 
     # ------------------------------------------------------------------ internals
 
+    def _flip(self) -> None:
+        """The observation buffer this step writes: the other one of the two with ``double_buffer``."""
+        if self.double_buffer:
+            self._slot ^= 1
+            self._obs = self._obs_buffers[self._slot]
+
     def _out(self) -> np.ndarray:
         return self._obs.copy() if self.copy else self._obs
-
-    def _write_learner(self, g: _Game) -> None:
-        g.write()
 
     def _final(self, g: _Game) -> np.ndarray:
         """The learner's last observation of a finished game (a fresh flat array, as the single env's)."""
         return g.env._learner_obs()  # a new array per call
 
-    def _play_opponents(self, waiting: list[int], finished: list) -> None:
-        """Advance every game in ``waiting`` to its learner's next decision (or its end); bots decide at once,
-        policies reading observations decide together per policy object (``act_batch`` when they have it)."""
-        games = self._games
+    def _run_bots(self, g: _Game, reward: float) -> tuple[float, Any]:
+        """Let bot opponents of game ``g`` decide until the learner's turn, the end, or an opponent that
+        reads observations; returns the learner's reward so far and that opponent (undecided) or None."""
+        raw, env = g.raw, g.env
+        game = raw.game
+        learner = env._learner_agent
+        mapping = raw.agent_name_mapping
+        opponents = env.opponents
+        scale = env.reward_scale
+        while not game.is_terminal() and raw.agent_selection != learner:
+            policy = opponents[mapping[raw.agent_selection]]
+            if type(policy) is BotPolicy:  # it reads the engine, never the mask: none is built for it
+                action = policy.act(None, None)
+            elif getattr(policy, "needs_observation", True):
+                return reward, policy
+            else:
+                action = as_index(policy.act(None, game.legal_mask().astype(np.int8)))  # 38.9 is refused
+            raw.step(action)
+            reward += raw.rewards.get(learner, 0.0) * scale
+        return reward, None
+
+    def _play_policies(self, waiting: list[tuple[int, Any]], finished: list, rewards: list, terminations: list) -> None:
+        """Advance the games in ``waiting`` to their learner's next decision (or their end): every game
+        waiting for the same policy object is decided in one ``act_batch(observations, masks)`` call when
+        the policy has one (e.g. one forward pass), else one ``act`` per game; bots in between at once."""
+        games, slot = self._games, self._slot
         while waiting:
-            asks: dict[int, tuple[Any, list]] = {}
-            for i in waiting:
-                g = games[i]
-                policy = self._run_bots(g, i)
-                if policy is not None:
-                    asks.setdefault(id(policy), (policy, []))[1].append(i)
-                elif g.raw.game.is_terminal():
-                    self._terminations[i] = True
-                    finished.append((i, self._final(g), {}))
-                else:
-                    self._write_learner(g)
+            asks: dict[int, tuple[Any, list[int]]] = {}
+            for i, policy in waiting:
+                asks.setdefault(id(policy), (policy, []))[1].append(i)
             waiting = []
             for policy, rows in asks.values():
                 observed = [games[i].env._aec.observe(games[i].raw.agent_selection) for i in rows]
@@ -263,30 +340,20 @@ class BatchedSingleAgentEnv(VectorEnv):
                 else:
                     chosen = [policy.act(o["observation"], o["action_mask"]) for o in observed]
                 for i, action in zip(rows, chosen, strict=True):
-                    self._opponent_step(games[i], int(action), i)
-                    waiting.append(i)
-
-    def _run_bots(self, g: _Game, i: int) -> Any:
-        """Let bot opponents of game ``g`` decide until the learner's turn, the end, or an opponent that
-        reads observations (returned, undecided)."""
-        raw, env = g.raw, g.env
-        game = raw.game
-        learner = env._learner_agent
-        mapping = raw.agent_name_mapping
-        opponents = env.opponents
-        while not game.is_terminal() and raw.agent_selection != learner:
-            policy = opponents[mapping[raw.agent_selection]]
-            if getattr(policy, "needs_observation", True):
-                return policy
-            # a BotPolicy reads the engine, never the mask; other policies get the mask the single env gives
-            mask = None if type(policy) is BotPolicy else game.legal_mask().astype(np.int8)
-            self._opponent_step(g, int(policy.act(None, mask)), i)
-        return None
-
-    def _opponent_step(self, g: _Game, action: int, i: int) -> None:
-        raw, env = g.raw, g.env
-        raw.step(action)
-        self._rewards[i] += raw.rewards.get(env._learner_agent, 0.0) * env.reward_scale
+                    g = games[i]
+                    raw, env = g.raw, g.env
+                    raw.step(as_index(action))
+                    rewards[i] += raw.rewards.get(env._learner_agent, 0.0) * env.reward_scale
+                    nxt = None
+                    if not raw.game.is_terminal():
+                        rewards[i], nxt = self._run_bots(g, rewards[i])
+                    if nxt is not None:
+                        waiting.append((i, nxt))
+                    elif raw.game.is_terminal():
+                        terminations[i] = True
+                        finished.append((i, self._final(g), {}))
+                    else:
+                        g.write(slot)
 
 
 _SB3_CLASS: list[type] = []
@@ -295,8 +362,14 @@ _SB3_CLASS: list[type] = []
 def SB3BatchedVecEnv(batched: BatchedSingleAgentEnv | int, *args: Any, **kwargs: Any) -> Any:  # noqa: N802 - a class to its users
     """A :class:`BatchedSingleAgentEnv` (or the arguments to build one) as a stable-baselines3 ``VecEnv``.
     MaskablePPO reads masks with ``env_method("action_masks")``: answered with the batch's mask array at once.
-    (A factory, so that importing this module does not import stable-baselines3.)"""
+    Built here from arguments, the batch is double-buffered without copies (``copy=False,
+    double_buffer=True``): SB3 keeps each step's observations only until the step after. Episode ends
+    carry what SB3's ``Monitor`` adds to a DummyVecEnv's infos (``info["episode"] = {"r", "l", "t"}``),
+    ``terminal_observation`` and ``TimeLimit.truncated``, so SB3's logs and the training callbacks read
+    the same keys as with DummyVecEnv. (A factory, so that importing this module does not import SB3.)"""
     if not isinstance(batched, BatchedSingleAgentEnv):
+        kwargs.setdefault("copy", False)
+        kwargs.setdefault("double_buffer", True)
         batched = BatchedSingleAgentEnv(batched, *args, **kwargs)
     if not _SB3_CLASS:
         _SB3_CLASS.append(_sb3_class())
@@ -304,6 +377,9 @@ def SB3BatchedVecEnv(batched: BatchedSingleAgentEnv | int, *args: Any, **kwargs:
 
 
 def _sb3_class() -> type:
+    import time
+
+    from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import VecEnv
 
     class BatchedVecEnv(VecEnv):
@@ -313,13 +389,24 @@ def _sb3_class() -> type:
             self.batched = batched
             super().__init__(batched.num_envs, batched.single_observation_space, batched.single_action_space)
             self._actions: Any = None
+            # an array handed to SB3 must survive the next step: a copy unless the batch alternates buffers
+            self._copy_obs = not (batched.copy or batched.double_buffer)
+            # Monitor's episode statistics, per game: return (summed in step order, as Monitor sums), length
+            self._t_start = time.time()
+            self._returns = np.zeros(self.num_envs, dtype=np.float64)
+            self._lengths = np.zeros(self.num_envs, dtype=np.int64)
 
         def reset(self):
             seeds = list(self._seeds) if any(s is not None for s in self._seeds) else None
-            obs, _ = self.batched.reset(seed=seeds)
+            options = self._options[0]
+            if any(o != options for o in self._options):
+                raise ValueError("the batched env resets every game with the same options")
+            obs, _ = self.batched.reset(seed=seeds, options=options or None)
             self._reset_seeds()
             self._reset_options()
-            return obs
+            self._returns[:] = 0.0
+            self._lengths[:] = 0
+            return obs.copy() if self._copy_obs else obs
 
         def step_async(self, actions):
             self._actions = actions
@@ -327,13 +414,20 @@ def _sb3_class() -> type:
         def step_wait(self):
             obs, rewards, terminations, truncations, _ = self.batched.step(self._actions)
             dones = terminations | truncations
+            self._returns += rewards
+            self._lengths += 1
             infos: list[dict] = [{} for _ in range(self.num_envs)]
-            for i, (final_obs, final_info) in self.batched.final_infos.items():
-                info = dict(final_info)
-                info["terminal_observation"] = final_obs
-                info["TimeLimit.truncated"] = bool(truncations[i] and not terminations[i])
-                infos[i] = info
-            return obs, rewards.astype(np.float32), dones, infos
+            if self.batched.final_infos:
+                elapsed = round(time.time() - self._t_start, 6)
+                for i, (final_obs, final_info) in self.batched.final_infos.items():
+                    info = dict(final_info)
+                    info["episode"] = {"r": round(float(self._returns[i]), 6), "l": int(self._lengths[i]), "t": elapsed}
+                    info["terminal_observation"] = final_obs
+                    info["TimeLimit.truncated"] = bool(truncations[i] and not terminations[i])
+                    infos[i] = info
+                    self._returns[i] = 0.0
+                    self._lengths[i] = 0
+            return (obs.copy() if self._copy_obs else obs), rewards.astype(np.float32), dones, infos
 
         def close(self):
             self.batched.close()
@@ -354,7 +448,9 @@ def _sb3_class() -> type:
             ]
 
         def env_is_wrapped(self, wrapper_class, indices=None):
-            return [isinstance(self.batched.envs[i], wrapper_class) for i in self._get_indices(indices)]
+            # the episode infos are Monitor's (see SB3BatchedVecEnv): SB3's evaluate_policy may read them
+            monitored = wrapper_class is Monitor
+            return [monitored or isinstance(self.batched.envs[i], wrapper_class) for i in self._get_indices(indices)]
 
         def get_images(self):
             return [env.render() for env in self.batched.envs]
