@@ -31,7 +31,8 @@ A config has five sections; every key is optional and falls back to the defaults
       features_dim: 0             # > 0: one shared first layer of this width for policy and value nets
     training:
       n_envs: 8
-      vec_env: dummy              # dummy (one process) or subproc (one process per env copy)
+      vec_env: dummy              # dummy (one process), subproc (one process per env copy) or batched
+                                  # (all copies in one process as one batch: farmgames.wrappers.vector)
       torch_threads: 1
       checkpoint_every: 100000
       progress_bar: true
@@ -164,7 +165,7 @@ class Config:
 
 ACTIVATIONS = ("tanh", "relu", "elu", "leaky_relu")
 OBS_TRANSFORMS = ("symlog", "none")
-VEC_ENVS = ("dummy", "subproc")
+VEC_ENVS = ("dummy", "subproc", "batched")
 
 # ------------------------------------------------------------------ loading and checking
 

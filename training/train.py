@@ -64,7 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="start from this checkpoint's weights (override init_from)",
     )
     parser.add_argument("--n-envs", type=int, default=None, help="override training.n_envs")
-    parser.add_argument("--vec-env", choices=("dummy", "subproc"), default=None, help="override training.vec_env")
+    parser.add_argument(
+        "--vec-env", choices=("dummy", "subproc", "batched"), default=None, help="override training.vec_env"
+    )
     parser.add_argument("--torch-threads", type=int, default=None, help="override training.torch_threads")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -154,6 +156,22 @@ class _EnvFactory:
         from farmgames.wrappers.single_agent import SingleAgentEnv
 
         return SingleAgentEnv(**self.kwargs)
+
+
+def make_batched_vec_env(kwargs: dict, n_envs: int, seed: int):
+    """``training.vec_env: batched``: the ``n_envs`` games as one in-process batch behind SB3's VecEnv
+    (:func:`farmgames.wrappers.vector.SB3BatchedVecEnv`), seeded as ``make_vec_env`` seeds a DummyVecEnv
+    (game ``i`` gets ``seed + i``, each action space too). Its episode-end infos carry what SB3's Monitor
+    adds (``episode``) and ``terminal_observation``, so the logs and the callbacks read the same as with
+    ``dummy`` (tests/training/test_batched_training.py trains both on the same seed)."""
+    from farmgames.wrappers.vector import BatchedSingleAgentEnv, SB3BatchedVecEnv
+
+    batched = BatchedSingleAgentEnv(n_envs, **kwargs)
+    for rank, env in enumerate(batched.envs):
+        env.action_space.seed(seed + rank)
+    vec_env = SB3BatchedVecEnv(batched)
+    vec_env.seed(seed)
+    return vec_env
 
 
 def _start_method() -> str:
@@ -453,16 +471,19 @@ def train(config: Config, trust: bool = False) -> dict:
         print(f"imitation: skipped, the weights come from init_from {config.init_from}", file=sys.stderr)
     timings = {}
     subproc = t.vec_env == "subproc" and t.n_envs > 1 and config.total_steps > 0
-    factory = _EnvFactory(env_kwargs(config, out_dir, torch_threads=1 if subproc else t.torch_threads, trust=trust))
-    vec_env = make_vec_env(
-        factory,
-        n_envs=t.n_envs,
-        seed=config.seed,
-        vec_env_cls=SubprocVecEnv if subproc else DummyVecEnv,
-        # fork: workers inherit the imported modules (forkserver/spawn re-import torch and SB3 in every
-        # worker, ~10 s each on a small machine). Safe here: no torch thread pool has run yet.
-        vec_env_kwargs={"start_method": _start_method()} if subproc else None,
-    )
+    kwargs = env_kwargs(config, out_dir, torch_threads=1 if subproc else t.torch_threads, trust=trust)
+    if t.vec_env == "batched":
+        vec_env = make_batched_vec_env(kwargs, t.n_envs, config.seed)
+    else:
+        vec_env = make_vec_env(
+            _EnvFactory(kwargs),
+            n_envs=t.n_envs,
+            seed=config.seed,
+            vec_env_cls=SubprocVecEnv if subproc else DummyVecEnv,
+            # fork: workers inherit the imported modules (forkserver/spawn re-import torch and SB3 in every
+            # worker, ~10 s each on a small machine). Safe here: no torch thread pool has run yet.
+            vec_env_kwargs={"start_method": _start_method()} if subproc else None,
+        )
     try:
         if imitate:  # demonstrations first: their worker processes fork before torch has computed anything
             from .imitation import prepare_demos
