@@ -1,0 +1,129 @@
+"""The Fields of Green heuristic bot's fast paths against the plain ones (docs/fields_of_green/bots.md, "Speed").
+
+``HeuristicBot`` must decide exactly as the plain one-step lookahead: the memo tables, the acts done on a copy
+of one farm (``_direct_act``), the projection template, the reused hypothetical clone of a pick, the shared
+harvest-location memo and the "flat" cheap estimates are speed only. Each is compared here with the plain
+path it replaces, on states of seeded games (no test here times anything)."""
+
+from __future__ import annotations
+
+import pytest
+
+from farmgames.envs.fields_of_green import Game
+from farmgames.envs.fields_of_green import bots as bots_module
+from farmgames.envs.fields_of_green.bots import HeuristicBot, play_game
+from farmgames.envs.fields_of_green.bots.model import _decoded
+
+
+class _PlainBot(HeuristicBot):
+    """The plain lookahead: overriding a shortcut method (``_SHORTCUT_METHODS``) turns off ``_direct_act``,
+    the memo of act values, the projection template and the reused pick clone; ``_share`` storing nothing
+    turns off the harvest-location memo shared by projections."""
+
+    def _project(self, *args, **kwargs) -> float:  # the same projection, so the bot is not "stock"
+        return super()._project(*args, **kwargs)
+
+    def _share(self, key, value) -> None:
+        return None
+
+
+def test_the_plain_bot_really_takes_the_plain_path():
+    assert HeuristicBot(seed=0)._stock
+    assert not _PlainBot(seed=0)._stock
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 11), (3, 12), (4, 13)])
+def test_fast_bot_plays_the_plain_lookahead_move_for_move(players, seed):
+    fast = play_game([HeuristicBot(seed=seed + i) for i in range(players)], seed=seed)
+    plain = play_game([_PlainBot(seed=seed + i) for i in range(players)], seed=seed)
+    assert fast.history == plain.history
+    assert [s.total for s in fast.scores()] == [s.total for s in plain.scores()]
+
+
+def test_fast_paths_agree_with_the_engine_under_verify_caches(monkeypatch):
+    """``VERIFY_CACHES``: every memo hit recomputed, every copy-of-the-farm act replayed on a full engine
+    clone, every reused pick clone compared with a fresh one (assertions inside the bot); a 4-player game,
+    where picks and acts are apart and the deny term reads the next seat's farm."""
+    monkeypatch.setattr(bots_module, "VERIFY_CACHES", True)
+    game = play_game([HeuristicBot(seed=40 + i) for i in range(4)], seed=41)
+    assert game.is_terminal()
+
+
+def _act_states(players: int, seed: int, every: int = 3):
+    """(game, bot) at act decisions of a seeded heuristic game (every ``every``-th one), the bot warmed up."""
+    bots = [HeuristicBot(seed=seed + i) for i in range(players)]
+    game = Game(num_players=players, seed=seed)
+    count = 0
+    while not game.is_terminal():
+        bot = bots[game.current_player]
+        if game.decision_kind == "act":
+            count += 1
+            if count % every == 0:
+                yield game, bot
+        game.apply(bot.act(game))
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 21), (4, 22)])
+def test_memoised_cheap_estimates_equal_the_plain_ones(players, seed):
+    """The per-farm-state tables (``fc``) and their shortcuts ("own", "own2", "flat", "nbr", "global") give the
+    value the plain estimate computes from scratch (``fc=None``), for every legal cell; and the pruned
+    candidate list (with its per-card flat value) is the plain ranking's."""
+    checked = 0
+    for game, bot in _act_states(players, seed):
+        p = game.current_player
+        farm, card, ctx = game.farms[p], game.picks[p], bot._ctx(game, p)
+        fc = bot._fc(farm, ctx)
+        decoded = _decoded(game.layout)
+        legal = game.legal_actions()
+        plain = {"build": [], "tower": [], "silo": []}
+        others = []
+        for a in legal:
+            kind, cell = decoded[a]
+            if kind == "build":
+                value = bot._quick_build(farm, card, cell, ctx, None)
+                assert bot._quick_build(farm, card, cell, ctx, fc) == value, (card, cell)
+                assert bot._global_delta(farm, card, cell, ctx, fc) == bot._global_delta(farm, card, cell, ctx)
+                plain["build"].append((value, a))
+                checked += 1
+            elif kind in ("tower", "silo"):
+                value = bot._quick_structure(farm, kind, cell, None)
+                assert bot._quick_structure(farm, kind, cell, fc) == value, (kind, cell)
+                plain[kind].append((value, a))
+            else:
+                others.append(a)
+            if kind != "market":
+                assert bot._neighbour_scores(farm, cell, ctx, fc) == bot._neighbour_scores(farm, cell, ctx)
+        expected = list(others)
+        w = bot.w
+        for kind, n in (("build", w.build_cells), ("tower", w.structure_cells), ("silo", w.structure_cells)):
+            expected += [a for _, a in sorted(plain[kind], key=lambda t: (-t[0], t[1]))[:n]]
+        assert bot._act_candidates(game, p, legal, card) == expected
+    assert checked > 50
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 31), (3, 32)])
+def test_direct_acts_and_template_projections_equal_engine_clones(players, seed):
+    """``_direct_act`` (the act on a copy of the farm) gives the engine's farm, and the projection with the
+    decision farm's template (``tmpl``, ``changed``) gives the plain projection of that farm."""
+    from farmgames.envs.fields_of_green.bots.heuristic import _farm_sig
+
+    checked = 0
+    for game, bot in _act_states(players, seed, every=2):
+        p = game.current_player
+        if not bot._local_act(game, p):
+            continue
+        tmpl = bot._template(game.farms[p])
+        in_harvest = game.phase == "harvest"
+        for a in bot._act_candidates(game, p, game.legal_actions(), game.picks[p]):
+            done = bot._direct_act(game, p, a)
+            if done is None:
+                continue
+            f, cell, pending = done
+            full = game.clone()
+            full.apply(a)
+            engine_pending = bot._resolve_own(full, p)  # the sub-decisions of the act, with the bot's policies
+            assert (_farm_sig(f), pending) == (_farm_sig(full.farms[p]), engine_pending), a
+            plain = bot._project(game.year, in_harvest, full.farms[p], pending)
+            assert bot._project(game.year, in_harvest, f, pending, owned=True, tmpl=tmpl, changed=cell) == plain, a
+            checked += 1
+    assert checked > 50
