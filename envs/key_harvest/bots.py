@@ -40,7 +40,18 @@ from .actions import (
     TAKE_STORE,
     TOWNSFOLK0,
 )
-from .board import BIT, NEIGHBOUR_MASK, NUM_CROPS, NUMBER, STORE_SPACES, group_of, groups, worker_kind
+from .board import (
+    BIT,
+    FARMHANDS,
+    NEIGHBOUR_MASK,
+    NUM_CROPS,
+    NUMBER,
+    STORE_SPACES,
+    TOWNSFOLK_BASE,
+    group_of,
+    groups,
+    worker_kind,
+)
 from .observer import known_supplies
 
 __all__ = ["HeuristicBot", "RandomBot", "group_points", "points_with", "tile_value"]
@@ -65,14 +76,50 @@ def _group_points(fields: int) -> int:
 
 
 # The board's flood fills, memoised the same way (pure functions of ints; tuples, so no caller can change a
-# cached answer). Checked against board.groups / board.group_of in tests/speed/test_bot_fast_paths.py.
-@lru_cache(maxsize=1 << 16)
+# cached answer). Checked against board.groups / board.group_of in tests/speed/test_bot_fast_paths_kh_sv.py.
+_GROUPS: dict[int, tuple[int, ...]] = {}
+_GROWN_FROM: dict[int, tuple[int, int]] = {}  # fields | BIT[tile] -> (fields, tile), noted by points_with
+_MEMO_SIZE = 1 << 16
+
+
 def _groups(fields: int) -> tuple[int, ...]:
-    return tuple(groups(fields))
+    """``tuple(board.groups(fields))``, memoised (bounded dict). Speed: a board usually grows by a tile that
+    ``points_with`` valued on the board before, so its groups are that board's groups with the tile's
+    neighbours merged (``_merge_groups``) instead of a flood fill of the whole board."""
+    out = _GROUPS.get(fields)
+    if out is None:
+        grown = _GROWN_FROM.get(fields)
+        before = _GROUPS.get(grown[0]) if grown is not None else None
+        out = _merge_groups(before, grown[1]) if before is not None else tuple(groups(fields))
+        if len(_GROUPS) >= _MEMO_SIZE:
+            _GROUPS.clear()
+        _GROUPS[fields] = out
+    return out
 
 
-@lru_cache(maxsize=1 << 16)
+def _merge_groups(before: tuple[int, ...], tile: int) -> tuple[int, ...]:
+    """The groups after a field tile is added to a board with groups ``before`` (KH-SCORE-1: the tile joins
+    every group it touches), in ``board.groups``' order: largest first, equal sizes by their lowest space."""
+    near = NEIGHBOUR_MASK[tile]
+    merged = BIT[tile]
+    out = []
+    for g in before:
+        if g & near:
+            merged |= g
+        else:
+            out.append(g)
+    out.append(merged)
+    out.sort(key=lambda m: (-m.bit_count(), m & -m))
+    return tuple(out)
+
+
 def _group_of(space: int, fields: int) -> int:
+    """``board.group_of(space, fields)`` for a space of ``fields``: its group among the memoised groups."""
+    bit = BIT[space]
+    if fields & bit:
+        for g in _groups(fields):
+            if g & bit:
+                return g
     return group_of(space, fields)
 
 
@@ -86,6 +133,9 @@ def points_with(fields: int, tile: int) -> int:
     bit = BIT[tile]
     if fields & bit:
         return group_points(fields)
+    if len(_GROWN_FROM) >= _MEMO_SIZE:
+        _GROWN_FROM.clear()
+    _GROWN_FROM[fields | bit] = (fields, tile)  # the board this tile would make: see _groups
     near = NEIGHBOUR_MASK[tile]
     merged = bit
     sizes = []
@@ -97,6 +147,86 @@ def points_with(fields: int, tile: int) -> int:
     sizes.append(merged.bit_count())
     sizes.sort(reverse=True)
     return sizes[0] + 2 * sizes[1] if len(sizes) > 1 else sizes[0]
+
+
+def _base_value_plain(f: int, tile: int) -> float:
+    """The worker-free part of ``_tile_value``: ``points_with(f, tile) - group_points(f) + 0.3 * touch +
+    0.5`` with the same float operations in the same order (the gain is an int), so
+    ``_base_value_plain(f, t) - lost`` is bit for bit ``_tile_value`` (and ``x - 0 == x`` where no worker is
+    lost). Speed: both group counts from the memoised groups of ``f`` in one pass (the groups are largest
+    first, so the two largest groups the tile does not touch are the first two met); compared with
+    ``_tile_value`` in tests/speed/test_bot_fast_paths_kh_sv.py."""
+    gs = _groups(f)
+    n = len(gs)
+    points = gs[0].bit_count() + 2 * gs[1].bit_count() if n > 1 else (gs[0].bit_count() if n else 0)
+    bit = BIT[tile]
+    near = NEIGHBOUR_MASK[tile]
+    if f & bit:
+        gain = 0
+    else:
+        if len(_GROWN_FROM) >= _MEMO_SIZE:
+            _GROWN_FROM.clear()
+        _GROWN_FROM[f | bit] = (f, tile)  # the board this tile would make: see _groups
+        merged, a, b = 1, 0, 0  # the new group; the two largest groups it does not touch
+        for g in gs:
+            if g & near:
+                merged += g.bit_count()
+            elif not a:
+                a = g.bit_count()
+            elif not b:
+                b = g.bit_count()
+        if merged >= a:
+            gain = merged + 2 * a - points
+        elif merged >= b:
+            gain = a + 2 * merged - points
+        else:
+            gain = a + 2 * b - points
+    return gain + 0.3 * (near & f).bit_count() + 0.5
+
+
+_BOARD_VALUES: dict[int, dict[int, float]] = {}  # fields -> {tile: _base_value_plain(fields, tile)}
+
+
+def _board_values(f: int) -> dict[int, float]:
+    """The per-board table of tile values (filled as tiles are asked for, bounded).
+
+    Speed: a board changes a few times a game, but its registry and store tiles were valued again at every
+    TURN, REGISTRY, STORE, EXTRA and SURVEY decision (the registry six tiles at a time, and the registry
+    itself changes every few turns, so a table of whole registries rarely hit); a dict lookup per tile
+    replaces the valuation. tests/speed/test_bot_fast_paths_kh_sv.py compares it with ``_tile_value``."""
+    table = _BOARD_VALUES.get(f)
+    if table is None:
+        if len(_BOARD_VALUES) >= 1 << 14:
+            _BOARD_VALUES.clear()
+        table = _BOARD_VALUES[f] = {}
+    return table
+
+
+@lru_cache(maxsize=1 << 15)
+def _best_overlap(f: int, u: int) -> int:
+    """Most unharvested tiles in one group of ``f`` (the TURN decision's harvest test), memoised."""
+    return max((u & g).bit_count() for g in _groups(f))
+
+
+@lru_cache(maxsize=1 << 15)
+def _harvest_choice(f: int, u: int, cand: tuple[int, ...]) -> int:
+    """The HARVEST decision's space: the first candidate whose group holds most unharvested tiles (memoised:
+    a pure function of the board, its unharvested side and the candidates)."""
+    return max(cand, key=lambda a: (_group_of(a - SPACE0, f) & u).bit_count())
+
+
+def _rivals_held(game: Any, p: int) -> list[int]:
+    """Per crop, what ``p`` knows its rivals hold together: the sum over the rivals of
+    ``(exact or low)[q][c]`` of :func:`~.observer.known_supplies` (exact with 2 players, KH-SETUP-18; else
+    net minus lowest net, KH-INFO-7), read straight from the public record without building every seat's
+    rows (the BID decision asks for it); tests/speed/test_bot_fast_paths_kh_sv.py compares the two."""
+    n = game.num_players
+    if n == 2:
+        q = 1 - p
+        start, net = game.start[q], game.net[q]
+        return [start[c] + net[c] for c in range(NUM_CROPS)]
+    rows = [(game.net[q], game.min_net[q]) for q in range(n) if q != p]
+    return [sum(net[c] - low[c] for net, low in rows) for c in range(NUM_CROPS)]
 
 
 def tile_value(game: Any, p: int, tile: int) -> float:
@@ -142,14 +272,47 @@ class HeuristicBot(Bot):
         return tile_value(game, p, tile) - price
 
     def _best_store(self, game: Any, p: int) -> tuple[float, int | None]:
+        """The best store tile and its value: ``_store_value`` over ``store_choices``, the board's part from
+        the per-board table (``_board_values``) with the same float operations (a zero worker loss or price
+        is not subtracted: ``x - 0 == x``); tests/speed/test_bot_fast_paths_kh_sv.py compares them."""
         best, arg = -1e9, None
+        f, workers, n = game.fields[p], game.worker_at[p], game.num_players
+        store, bids = game.store, game.bids
+        table = _board_values(f)
         for a in game.store_choices(p):
-            v = self._store_value(game, p, a)
+            o, k = divmod(a - STORE0, STORE_SPACES)
+            owner = (p + o) % n  # game.store_owner (KH-RULING-17)
+            tile = store[owner][k]
+            v = table.get(tile)
+            if v is None:
+                v = table[tile] = _base_value_plain(f, tile)
+            w = workers[tile]
+            if w >= 0:
+                v -= NUMBER[worker_kind(w)]
+            if owner != p:
+                v -= 1.5 * sum(bids[owner][k])
             if v > best:
                 best, arg = v, a
         return best, arg
 
     def _best_registry(self, game: Any, p: int) -> tuple[float, int | None]:
+        """``_best_registry_plain`` with the board's part of each value from the per-board table."""
+        best, arg = -1e9, None
+        f, workers = game.fields[p], game.worker_at[p]
+        table = _board_values(f)
+        for i, t in enumerate(game.registry):
+            if t >= 0:
+                v = table.get(t)
+                if v is None:
+                    v = table[t] = _base_value_plain(f, t)
+                w = workers[t]
+                if w >= 0:
+                    v -= NUMBER[worker_kind(w)]
+                if v > best:
+                    best, arg = v, REGISTRY0 + i
+        return best, arg
+
+    def _best_registry_plain(self, game: Any, p: int) -> tuple[float, int | None]:
         best, arg = -1e9, None
         f = game.fields[p]
         points, workers = group_points(f), game.worker_at[p]
@@ -187,8 +350,7 @@ class HeuristicBot(Bot):
             return TAKE_STORE
         supply = sum(game.supply[p])
         if HARVEST in legal:
-            best = max((game.unharvested[p] & g).bit_count() for g in _groups(game.fields[p]))
-            if best >= 2 or supply < 2:
+            if supply < 2 or _best_overlap(game.fields[p], game.unharvested[p]) >= 2:
                 return HARVEST
         if TAKE_REGISTRY in legal:
             value = self._best_registry(game, p)[0]
@@ -202,6 +364,28 @@ class HeuristicBot(Bot):
         return DONE
 
     def _best_worker(self, game: Any, p: int) -> int | None:
+        """``_best_worker_plain``: the highest-numbered (> 1) available worker with a space, the first of its
+        number (KH-ACT-WORKER-2..5).
+
+        Speed: the numbers are tried from the highest down, so ``worker_spaces`` is asked until the first that
+        fits instead of once per number met, and the available workers are read off ``worker_space`` and
+        ``town`` without building the list; tests/speed/test_bot_fast_paths_kh_sv.py compares the two."""
+        ws, town, b = game.worker_space, game.town, FARMHANDS * p
+        first: dict[int, int] = {}  # number -> its first available tile, in available_workers' order
+        for k in range(FARMHANDS):
+            if ws[b + k] < 0:
+                first.setdefault(NUMBER[k], b + k)
+        for t in range(6):
+            if town[t] < 0:
+                first.setdefault(NUMBER[FARMHANDS + t], TOWNSFOLK_BASE + t)
+        for num in sorted(first, reverse=True):
+            if num <= 1:
+                break
+            if game.worker_spaces(p, num):
+                return first[num]
+        return None
+
+    def _best_worker_plain(self, game: Any, p: int) -> int | None:
         best, arg = 1, None
         fits: dict[int, bool] = {}  # worker_spaces(p, num) is a query of the state: asked once per number
         for tile in game.available_workers(p):
@@ -220,8 +404,7 @@ class HeuristicBot(Bot):
             return DONE
         if f[3]:  # the group is fixed: harvest it all
             return cand[0]
-        fields, u = game.fields[p], game.unharvested[p]
-        return max(cand, key=lambda a: (_group_of(a - SPACE0, fields) & u).bit_count())
+        return _harvest_choice(game.fields[p], game.unharvested[p], tuple(cand))
 
     def _pick(self, game: Any, p: int, legal: list[int], f: tuple) -> int:
         cand = [a for a in legal if a != DONE]
@@ -266,25 +449,37 @@ class HeuristicBot(Bot):
         crops = [a - CROP0 for a in legal if a >= CROP0]
         bid = game.bids[p][f[2]]
         size = sum(bid)
-        known = known_supplies(game, p)  # once per decision (it was read twice)
-        if size and (size >= 3 or not self._someone_can_pay(game, p, bid, known) or not crops):
+        supply = game.supply[p]
+        if size and (size >= 3 or not self._someone_can_pay(game, p, bid) or not crops):
             return DONE
-        if size and sum(game.supply[p]) <= 1:
+        if size and sum(supply) <= 1:
             return DONE
-        exact, low, _ = known
-
-        def held(c: int) -> int:
-            return sum((exact[q] or low[q])[c] for q in range(game.num_players) if q != p)
-
-        return CROP0 + min(crops, key=lambda c: (held(c), -game.supply[p][c], c))
+        held = _rivals_held(game, p)
+        return CROP0 + min(crops, key=lambda c: (held[c], -supply[c], c))
 
     def _someone_can_pay(self, game: Any, p: int, bid: list[int], known: tuple | None = None) -> bool:
-        exact, low, total = known_supplies(game, p) if known is None else known
+        """Some rival may pay ``bid`` exactly: its supply total (public) is large enough and, where its supply
+        is known exactly, it holds every bid crop. Without ``known`` it reads what ``known_supplies`` would
+        give straight from the public record (totals always; exact rows with 2 players, KH-SETUP-18)
+        instead of building every seat's rows; tests/speed/test_bot_fast_paths_kh_sv.py compares both."""
         size = sum(bid)
-        for q in range(game.num_players):
-            if q == p or total[q] < size:
+        if known is not None:
+            exact, _, total = known
+            for q in range(game.num_players):
+                if q == p or total[q] < size:
+                    continue
+                if exact[q] is not None and any(exact[q][c] < bid[c] for c in range(NUM_CROPS)):
+                    continue
+                return True
+            return False
+        n = game.num_players
+        for q in range(n):
+            if q == p:
                 continue
-            if exact[q] is not None and any(exact[q][c] < bid[c] for c in range(NUM_CROPS)):
+            start, net = game.start[q], game.net[q]
+            if sum(start) + sum(net) < size:
+                continue
+            if n == 2 and any(start[c] + net[c] < bid[c] for c in range(NUM_CROPS)):
                 continue
             return True
         return False

@@ -1,0 +1,152 @@
+"""The Key Harvest and Sunflower Valley heuristic bots' fast paths against their plain counterparts.
+
+No test here times anything. Each memo, table or incremental computation is compared with the plain
+computation it replaces, on random boards / sheets and on the states of played games. The decisions
+themselves were checked move for move against the bots before issue 13's work on >= 100 seeded games per
+game over every player count (docs/profiling.md); the golden playthroughs pin them too."""
+
+from __future__ import annotations
+
+import random
+
+from farmgames.envs.core.bots import RandomBot
+from farmgames.envs.key_harvest import bots as kh_bots
+from farmgames.envs.key_harvest.board import BIT, NUM_CROPS, NUM_SPACES, group_of, groups
+from farmgames.envs.key_harvest.game import Game as KHGame
+from farmgames.envs.key_harvest.observer import known_supplies
+
+# ------------------------------------------------------------------------------------------ Key Harvest
+
+
+def _random_fields(rng: random.Random) -> int:
+    density = rng.choice((0.05, 0.15, 0.3, 0.5, 0.8))
+    return sum(BIT[s] for s in range(NUM_SPACES) if rng.random() < density)
+
+
+def test_key_harvest_points_with_equals_the_flood_fill_count():
+    rng = random.Random(13)
+    for _ in range(3000):
+        fields = _random_fields(rng)
+        tile = rng.randrange(NUM_SPACES)
+        assert kh_bots.points_with(fields, tile) == kh_bots._group_points(fields | BIT[tile])
+        assert kh_bots.group_points(fields) == kh_bots._group_points(fields)
+        assert kh_bots._groups(fields) == tuple(groups(fields))
+        sizes = sorted((g.bit_count() for g in groups(fields)), reverse=True) + [0, 0]
+        assert kh_bots._group_points(fields) == sizes[0] + 2 * sizes[1]
+
+
+def test_key_harvest_groups_grown_tile_by_tile_equal_the_flood_fill():
+    """A board valued one tile ahead (``_base_value_plain`` notes it) gets its groups by merging."""
+    rng = random.Random(7)
+    merged = 0
+    for _ in range(200):
+        fields = BIT[rng.randrange(NUM_SPACES)]
+        kh_bots._groups(fields)
+        for _ in range(rng.randrange(5, 40)):
+            tile = rng.randrange(NUM_SPACES)
+            kh_bots._base_value_plain(fields, tile)
+            grown = fields | BIT[tile]
+            if grown != fields and grown not in kh_bots._GROUPS:
+                merged += 1
+            fields = grown
+            assert kh_bots._groups(fields) == tuple(groups(fields))
+            for s in range(NUM_SPACES):
+                if fields >> s & 1:
+                    assert kh_bots._group_of(s, fields) == group_of(s, fields)
+    assert merged > 1000  # the merge path ran
+
+
+def test_key_harvest_base_value_equals_the_tile_value():
+    rng = random.Random(3)
+    no_workers = [-1] * NUM_SPACES
+    for _ in range(3000):
+        fields = _random_fields(rng) or BIT[0]
+        tile = rng.randrange(NUM_SPACES)
+        plain = kh_bots._tile_value(fields, kh_bots.group_points(fields), no_workers, tile)
+        assert kh_bots._base_value_plain(fields, tile) == plain  # bit for bit
+        assert kh_bots._board_values(fields).get(tile, plain) == plain
+
+
+def _kh_states(seeds: range, players: tuple[int, ...] = (2, 3, 4)):
+    """Every decision state of games played by a mix of heuristic and random bots."""
+    for seed in seeds:
+        n = players[seed % len(players)]
+        game = KHGame(num_players=n, seed=seed)
+        bots = [kh_bots.HeuristicBot(seed=seed + q) if (q + seed) % 3 else RandomBot(seed=seed + q) for q in range(n)]
+        while not game.is_terminal():
+            yield game
+            game.apply(bots[game.current_player].act(game))
+
+
+def test_key_harvest_fast_queries_equal_the_plain_ones_on_played_games():
+    bot = kh_bots.HeuristicBot(seed=0)
+    rng = random.Random(11)
+    checked = 0
+    for game in _kh_states(range(24)):
+        for p in range(game.num_players):
+            assert bot._best_registry(game, p) == bot._best_registry_plain(game, p)
+            plain_store = max(
+                ((bot._store_value(game, p, a), -i, a) for i, a in enumerate(game.store_choices(p))),
+                default=(-1e9, 0, None),
+            )
+            value, arg = bot._best_store(game, p)
+            assert (value, arg) == (plain_store[0], plain_store[2])
+            assert bot._best_worker(game, p) == bot._best_worker_plain(game, p)
+            exact, low, total = known = known_supplies(game, p)
+            held = [sum((exact[q] or low[q])[c] for q in range(game.num_players) if q != p) for c in range(NUM_CROPS)]
+            assert kh_bots._rivals_held(game, p) == held
+            for _ in range(3):
+                bid = [rng.randrange(3) for _ in range(NUM_CROPS)]
+                assert bot._someone_can_pay(game, p, bid) == bot._someone_can_pay(game, p, bid, known)
+            f, u = game.fields[p], game.unharvested[p]
+            if f:
+                assert kh_bots._best_overlap(f, u) == max((u & g).bit_count() for g in groups(f))
+                cand = tuple(6 + s for s in range(NUM_SPACES) if u >> s & 1)
+                if cand:
+                    plain = max(cand, key=lambda a: (group_of(a - 6, f) & u).bit_count())
+                    assert kh_bots._harvest_choice(f, u, cand) == plain
+            checked += 1
+    assert checked > 5000
+
+
+def test_key_harvest_memo_tables_are_bounded():
+    for cached in (kh_bots.group_points, kh_bots.points_with, kh_bots._best_overlap, kh_bots._harvest_choice):
+        assert cached.cache_info().maxsize is not None
+    saved = kh_bots._MEMO_SIZE
+    try:
+        kh_bots._MEMO_SIZE = 4
+        for s in range(20):
+            kh_bots._groups(BIT[s] | BIT[(s + 9) % NUM_SPACES])
+            kh_bots._base_value_plain(BIT[s], (s + 1) % NUM_SPACES)
+        assert len(kh_bots._GROUPS) <= 4 and len(kh_bots._GROWN_FROM) <= 4
+    finally:
+        kh_bots._MEMO_SIZE = saved
+
+
+# ------------------------------------------------------------------------------------ Sunflower Valley
+
+
+def test_sunflower_valley_memoised_projection_equals_the_plain_one():
+    from farmgames.envs.core.bots import RandomBot
+    from farmgames.envs.sunflower_valley import bots as sv_bots
+    from farmgames.envs.sunflower_valley.game import Game
+    from farmgames.envs.sunflower_valley.scoring import analyse
+
+    game = Game(num_players=2, seed=5)
+    bot = RandomBot(seed=5)
+    checked = 0
+    while not game.is_terminal():
+        for p in range(game.num_players):
+            sheet = list(game.sheets[p])
+            mountains, children = game.sheet_map.mountains, game.children
+            for t in (0.0, 0.5, 23 / 24):
+                assert sv_bots._projected(tuple(sheet), mountains, children, t) == sv_bots.projected(
+                    sheet, mountains, children, t
+                )
+            info = analyse(sheet, mountains, children)
+            paired = {h for _, h in info.pairs}
+            plain = sum(1 << h for h, v in enumerate(sheet) if v == sv_bots.HOUSE and h not in paired)
+            assert sv_bots._unpaired_houses(tuple(sheet), mountains, children) == plain
+            checked += 1
+        game.apply(bot.act(game))
+    assert checked > 20
