@@ -10,7 +10,7 @@ A result on the benchmark is always measured the same way (docs/benchmark.md):
   one ladder opponent (so ``deals x players`` games per opponent);
 * opponents from the game's ladder: ``random``, ``heuristic``, ``ismcts_25`` and ``ismcts_100`` (IS-MCTS at
   two simulation budgets, :mod:`farmgames.envs.core.search`), and the best shipped PPO checkpoint of the
-  game when the repository ships one (:data:`SHIPPED_CHECKPOINTS`; none is shipped today, ``--checkpoint``
+  game when the repository ships one (:data:`SHIPPED_CHECKPOINTS`; every game ships one today, ``--checkpoint``
   adds your own);
 * per opponent: win rate (a shared win counts 1/k for k winners) with its 95% Wilson interval, mean score
   and mean margin (own score minus the best other score);
