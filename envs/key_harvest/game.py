@@ -92,8 +92,10 @@ UNLIMITED = 99  # the Merchant's exchange has no limit (KH-RULING-5)
 # observer syncs completely with a game it has not followed.
 CH_BOARD, CH_COUNTERS, CH_BIDS, CH_STORE = 0, 4, 8, 12  # + seat: board, supply/net/min_net, bids, store
 CH_STOCK, CH_REGISTRY, CH_BAG, CH_EVENTS, CH_WORKERS, CH_NEW = 16, 17, 18, 19, 20, 21  # bag: bag and fallow
+CH_TURN = 22  # taken, actions_taken, rebenefit, pending_extra, end_triggered, turns_left, rounds
 _PLACEMENTS: dict[tuple, tuple] = {}  # Game._placement's cache (pure function of its key)
 _PLAYABLE: dict[tuple, bool] = {}  # Game.can_play_worker's cache (same key)
+_WORKER_LEGAL: dict[tuple, tuple[int, ...]] = {}  # Game._l_worker's cache (same key)
 
 # decision frame name -> §16 phase
 PHASE_OF = {
@@ -562,6 +564,7 @@ class Game:
         elif b == "extra_action":
             if own_turn:
                 self.pending_extra |= EXTRA_SUPERVISOR
+                self.changes.append(CH_TURN)
         elif b == "harvest_anywhere":
             self.stack.append(("pick", p, "foreman", 3, FULL))
         elif b == "harvest_all_adjacent":
@@ -571,6 +574,7 @@ class Game:
         elif b == "extra_store":
             if own_turn and not self.taken & (LETTER_C | LETTER_D):
                 self.pending_extra |= EXTRA_CARTER
+                self.changes.append(CH_TURN)
         elif b == "exchange_any":
             self.stack.append(("give", p, UNLIMITED, 0, 0))
         elif b == "harvest_group":
@@ -646,6 +650,7 @@ class Game:
             return
         self.taken |= LETTER_OF_ACTION[action]
         self.actions_taken += 1
+        self.changes.append(CH_TURN)
         self.stack.append(("action_end", p))
         self.stack.append(self._letter_frame(p, action))
 
@@ -659,6 +664,7 @@ class Game:
             self.changes.append(CH_NEW)
         self.taken = self.actions_taken = self.rebenefit = self.pending_extra = 0
         self.new_in_store = []
+        self.changes.append(CH_TURN)  # and rounds, turns_left below
         self.turns += 1
         nxt = (self.active + 1) % n
         if nxt == self.start_player:
@@ -691,6 +697,7 @@ class Game:
         self.stack.pop()
         if self.pending_extra:
             kinds, self.pending_extra = self.pending_extra, 0
+            self.changes.append(CH_TURN)
             self.stack.append(("extra", f[1], kinds))
 
     # HARVEST (KH-ACT-HARVEST-1..14): ("harvest", p, free, group)
@@ -760,7 +767,17 @@ class Game:
 
     # WORKER / SPACE / REMOVE (KH-ACT-WORKER-1..12)
     def _l_worker(self, f: tuple) -> list[int]:
-        p = f[1]
+        """The playable workers (KH-ACT-WORKER-2..5): a pure function of :meth:`_worker_key`, so cached like
+        :meth:`_placement` (tests/key_harvest/test_speed_paths.py compares it with :meth:`_l_worker_plain`)."""
+        key = self._worker_key(f[1])
+        out = _WORKER_LEGAL.get(key)
+        if out is None:
+            if len(_WORKER_LEGAL) >= 1 << 12:
+                _WORKER_LEGAL.clear()
+            out = _WORKER_LEGAL[key] = tuple(self._l_worker_plain(f[1]))
+        return list(out)
+
+    def _l_worker_plain(self, p: int) -> list[int]:
         out = []
         ok: dict[int, bool] = {}
         placement = self._placement(p)
@@ -831,7 +848,7 @@ class Game:
         self._place_worker(p, tile, s)
         if not surveyed and not self.rebenefit >> tile & 1:  # KH-ACT-PLACE-11 (1) and (2)
             self.rebenefit |= 1 << tile
-            self.changes.append(CH_WORKERS)
+            self.changes += (CH_WORKERS, CH_TURN)
             self._benefit(p, tile, s)
 
     # REGISTRY and BID (action (d), KH-ACT-BID-1..10): ("registry", p, taken), ("bid", p, slot, count)
@@ -903,6 +920,7 @@ class Game:
         if len(self.events) >= END_EVENT and not self.end_triggered:  # KH-END-1, KH-DRAW-7, KH-RULING-8
             self.end_triggered = True
             self.turns_left = FINAL_ROUNDS * self.num_players + 1
+            self.changes.append(CH_TURN)
 
     def _c_event_for(self, f: tuple) -> None:
         """One event for one player (KH-RULING-6)."""
@@ -944,6 +962,7 @@ class Game:
         if action == DONE:
             return
         self.taken |= LETTER_OF_ACTION[action]  # the letter counts as taken, not toward the limit (KH-TURN-7)
+        self.changes.append(CH_TURN)
         self.stack.append(("action_end", p))
         self.stack.append(self._letter_frame(p, action))
 

@@ -1,6 +1,7 @@
 """The engine's speed paths against the plain readings of the rules they replace, on random game states:
 cached neighbour counts, the cached worker-placement table (KH-ACT-WORKER-3..5), ``can_play_worker``
-(KH-ACT-WORKER-2), ``has_store_choice`` (KH-ACT-PLACE-1/3/9, KH-EVENT-6) and ``auction.can_pay``."""
+(KH-ACT-WORKER-2), the cached WORKER legal list, ``has_store_choice`` (KH-ACT-PLACE-1/3/9, KH-EVENT-6),
+``auction.can_pay`` and the change log."""
 
 from __future__ import annotations
 
@@ -66,6 +67,7 @@ def test_placement_worker_and_store_paths_equal_plain(n):
                     assert g.worker_spaces(p, number) == plain_worker_spaces(g, p, number)
                 plain_can = any(plain_worker_spaces(g, p, NUMBER[worker_kind(t)]) for t in g.available_workers(p))
                 assert g.can_play_worker(p) == plain_can == g._can_play_worker_plain(p)
+                assert g._l_worker(("worker", p, None)) == g._l_worker_plain(p)  # the cached WORKER legal list
                 assert g.has_store_choice(p) == bool(g.store_choices(p))
                 for owner in range(n):
                     for bid in g.bids[owner]:
@@ -100,6 +102,15 @@ def _parts(g: Game) -> dict[int, object]:
     parts[game.CH_EVENTS] = list(g.events)
     parts[game.CH_WORKERS] = (list(g.worker_space), list(g.town), g.rebenefit)
     parts[game.CH_NEW] = list(g.new_in_store)
+    parts[game.CH_TURN] = (
+        g.taken,
+        g.actions_taken,
+        g.rebenefit,
+        g.pending_extra,
+        g.end_triggered,
+        g.turns_left,
+        g.rounds,
+    )
     return parts
 
 
