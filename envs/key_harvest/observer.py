@@ -17,6 +17,7 @@ the values of ``fill_plain``, which computes everything from the state (see the 
 
 from __future__ import annotations
 
+import itertools
 import struct
 from typing import Any
 
@@ -28,7 +29,6 @@ from farmgames.envs.core.observation import (
     ObservationLayout,
     highs,
     merge_runs,
-    rotated_runs,
     viewer_order,
 )
 
@@ -65,6 +65,7 @@ from .game import (
     CH_REGISTRY,
     CH_STOCK,
     CH_STORE,
+    CH_TURN,
     CH_WORKERS,
     EXTRA_SUPERVISOR,
     PHASE_OF,
@@ -219,9 +220,36 @@ _LIMIT0, _CTXC0, _BIDS0 = _SF["limit_2"], _SF["ctx_wheat"], _SF["bid_space_1"]
 TILE_PLACES = ("bag", "fallow")
 
 
-# (decision frame, event kind) -> read-only (state[_PHASE0:], ctx_spaces) blocks: the context part of the
-# observation depends on nothing else (see Observer._context), so every observer shares them
-_CONTEXTS: dict[tuple, tuple[memoryview, memoryview]] = {}
+# (decision frame, event kind) -> the float block of state[_PHASE0:] followed by ctx_spaces: the context
+# part of the observation depends on nothing else (see Observer._context), so every observer shares them
+_CONTEXTS: dict[tuple, memoryview] = {}
+_TOWNS: dict[tuple, memoryview] = {}  # (players, viewer, *town) -> the townsfolk entry's floats
+
+# offsets in a player row (PLAYER_FEATURES) of the fast path's single writes
+_TOTAL, _EXACT0, _LOW0 = _PF["supply_total"], _PF["supply_exact_wheat"], _PF["supply_min_wheat"]
+_GAIN0, _LOSS0, _NEW0 = _PF["net_gain_wheat"], _PF["net_loss_wheat"], _PF["store1_new"]
+_FARMHAND_BITS = (1 << FARMHANDS) - 1
+
+# The fast fill's regions of the master (see the comment above Observer.fill_plain): a board, a store's
+# tiles and a player row per seat (4 at most), the public planes (registry, tile_places, event_spaces),
+# the stock and the rest of ``state`` with ``ctx_spaces``.
+R_BOARD, R_STORE, R_ROW, R_PUBLIC, R_STOCK, R_STATE = 0, 4, 8, 12, 13, 14
+R_COUNT = 15
+_FEW = 5  # more regions written since a buffer's last fill: it takes the merged copies of all
+_MEMO = "key_harvest.fill"  # buffer.memo key: the stamp of the plan whose copies the buffer holds
+_STAMPS = itertools.count(1)  # plan stamps, unique in the process
+
+
+class _Plan:
+    """A buffer's copies from the master (per region: (dst, src) memoryview pairs), the views of the
+    viewer's own values, and what the buffer holds: the master's epoch, the position in the observer's
+    ``_dirty`` up to which it is current and the own blocks last written."""
+
+    __slots__ = ("flat", "seat", "copies", "full", "own_dst", "stamp", "epoch", "pos", "own")
+
+    def __init__(self, flat: np.ndarray, seat: int, copies: list, full: list, own_dst: tuple, stamp: int, epoch: int):
+        self.flat, self.seat, self.copies, self.full, self.own_dst = flat, seat, copies, full, own_dst
+        self.stamp, self.epoch, self.pos, self.own = stamp, epoch, 0, None
 
 
 def _ctx_mask(f: tuple | None) -> int:
@@ -237,11 +265,11 @@ class Observer:
     ``ctx_spaces``; every player axis starts with the viewer.
     """
 
-    _pack_own_row = struct.Struct(f"{1 + 2 * NUM_CROPS}f").pack_into  # supply_known, supply_exact_*, supply_min_*
-    _pack_own_state = struct.Struct(f"{2 * NUM_CROPS}f").pack_into  # own_*, start_pool_others_*
+    _pack_own_row = struct.Struct(f"{1 + 2 * NUM_CROPS}f").pack  # supply_known, supply_exact_*, supply_min_*
+    _pack_own_state = struct.Struct(f"{2 * NUM_CROPS}f").pack  # own_*, start_pool_others_*
     _pack_workers = struct.Struct(f"{2 * FARMHANDS}f").pack_into  # farmhand_off_*, rebenefit_*
     _pack_counters = struct.Struct(f"{2 + 4 * NUM_CROPS}f").pack_into  # supply_total .. net_loss_*
-    _pack_bids = struct.Struct(f"{2 * NUM_CROPS + 2}f").pack_into  # bid1_*, bid2_*, store1_new, store2_new
+    _pack_bids = struct.Struct(f"{2 * NUM_CROPS}f").pack_into  # bid1_*, bid2_*
     _pack_stock = struct.Struct(f"{NUM_CROPS}f").pack_into  # stock_*
     _pack_tiles = struct.Struct(f"{2 + len(EVENTS)}f").pack_into  # bag_fields, bag_events, events_out_*
     _pack_turn = struct.Struct("17f").pack_into  # letter_a .. rebenefit_surveyor
@@ -317,27 +345,45 @@ class Observer:
         self._init_caches()
 
     def _init_caches(self) -> None:
-        """The fast path's master copy and caches (see ``fill``); rebuilt after unpickling."""
+        """The fast path's master copy, the buffers' copy plans and what was last written (see ``fill``);
+        rebuilt after unpickling."""
         e, n = self.layout.entry, self.num_players
         self._master = self.layout.new_buffer()
-        self._seen: dict[str, Any] = {}  # part -> copies of the inputs it was last written from
-        self._board_seen: list[tuple] = [(0, 0, [-1] * NUM_SPACES)] * n  # (fields, unharvested, worker_at) written
         mv = self._master.mv
         board, players, state = e["board"].start, e["players"].start, e["state"].start
         self._board_mv = [
             mv[board + q * NUM_SPACES * N_PLANES : board + (q + 1) * NUM_SPACES * N_PLANES] for q in range(n)
         ]
         self._row_mv = [mv[players + q * NPF : players + (q + 1) * NPF] for q in range(n)]
-        self._own: list[tuple | None] = [None] * n  # per viewer: the blocks of what only it sees (None: stale)
-        self._plans: dict[int, tuple] = {}  # id(buffer.flat) -> its copies and offsets (see _plan)
         self._state0 = state
+        assert e["store_tile"].stop == e["townsfolk"].start and e["townsfolk"].stop == e["registry"].start
+        assert e["registry"].stop == e["tile_places"].start and e["tile_places"].stop == e["event_spaces"].start
+        assert e["state"].stop == e["ctx_spaces"].start and _SF["bag_fields"] == 3 * NUM_CROPS
+        self._plans: dict[int, _Plan] = {}  # id(buffer.flat) -> its plan (see _plan)
+        self._dirty: list[int] = []  # the master's regions (R_*) in the order written; plans keep a position
+        self._epoch = 0  # bumped when the master is rewritten whole or _dirty restarts: plans then copy all
+        self._context_view = mv[state + _PHASE0 : e["ctx_spaces"].stop]  # state's context part + ctx_spaces
         self._game: Any = None  # the game the master follows, its change log and the log entries applied
         self._log: list[int] | None = None
         self._pos = 0
-        self._context_view = mv[state + _PHASE0 : e["state"].stop]
-        self._ctx_view = mv[e["ctx_spaces"].start : e["ctx_spaces"].stop]
-        assert e["state"].stop == e["ctx_spaces"].start and e["registry"].stop == e["tile_places"].start
-        assert e["tile_places"].stop == e["event_spaces"].start
+        self._forget()
+
+    def _forget(self) -> None:
+        """Drop the record of what the master shows (the next writes start from a zeroed master)."""
+        n = self.num_players
+        self._own: list[tuple | None] = [None] * n  # per viewer: its own values as float blocks (None: stale)
+        self._board_seen: list[tuple] = [(0, 0, 0, [-1] * NUM_SPACES)] * n  # fields, unharvested, workers, at
+        self._counters_seen: list[tuple | None] = [None] * n  # (net, min_net) written
+        self._new_seen: list[tuple | None] = [None] * n  # store*_new flags written
+        self._store_seen = [[-1] * STORE_SPACES for _ in range(n)]
+        self._workers_seen: list[tuple | None] = [None] * n  # (farmhand spaces, rebenefit bits) written
+        self._town_seen: list[int] | None = None  # the town the own blocks were computed with
+        self._registry_seen = [-1] * REGISTRY_SPACES
+        self._bag_seen: list[int] = []  # the bag and fallow that tile_places shows
+        self._fallow_seen: list[int] = []
+        self._flags_seen: tuple = (-1, -1, -1, -1)  # active, acting, start player, event player
+        self._frame_seen: Any = ()  # the decision frame and event tile the context part shows (() is no frame)
+        self._event_seen = -1
 
     def __getstate__(self) -> dict[str, Any]:
         return {"num_players": self.num_players, "layout": self.layout, "_rows": self._rows, "_public": self._public}
@@ -385,20 +431,31 @@ class Observer:
         return plane
 
     # The observation is computed by two paths that give the same values (tests/key_harvest/
-    # test_observer_fast.py compares them on random games of 2-4 players, every seat, every state):
+    # test_observer_fast.py compares them on random games of 2-4 players, every seat, every state, with
+    # buffers shared, games switched, copies of envs, loaded and cloned games):
     #
     # * ``fill_plain`` writes every value from the state: the readable definition of the observation;
-    # * ``fill`` (the env's hot path, ~10x faster) keeps one *master* copy of the observation in seat
-    #   order, as seen by nobody, and brings it up to date with the state in ``_sync``: each part is
-    #   rewritten only when the inputs it is computed from differ from the copies kept at its last write
-    #   (list comparisons run in C and cost ~50 ns). The buffer then receives the master in the viewer's
-    #   rotation through a dozen memcpys between memoryviews prepared once per buffer and seat
-    #   (``_plan``), and the few values that depend on the viewer are written last: its own supply in its
-    #   player row and in ``state``, the pool of the others' start counters and the townsfolk columns.
+    # * ``fill`` (the env's hot path) keeps one *master* copy of the observation in seat order, as seen by
+    #   nobody, brought up to date by ``_sync``: the engine's change log (``Game.changes``) names the parts
+    #   written since the last sync, and each part is rewritten only where its inputs differ from the
+    #   copies kept at its last write (a store space, a registry space, a crop of a player's counters, a
+    #   flag's old and new row...). Every write to the master appends the *region* it lies in to
+    #   ``_dirty`` (R_BOARD + seat, R_STORE + seat, R_ROW + seat, R_PUBLIC, R_STOCK, R_STATE). A buffer
+    #   has a plan (``_plan``): per region, the memoryview copies that put it in the viewer's rotation, and
+    #   the position in ``_dirty`` up to which the buffer is current, so a fill copies only the regions
+    #   written since the buffer's last fill (usually a player row and the state tail; the boards, ~65% of
+    #   the floats, rarely). The values that depend on the viewer (its own supply in its row and in
+    #   ``state``, the pool of the others' start counters, the townsfolk columns) lie outside every region
+    #   and are written when they change. A plan is trusted only while the buffer's ``memo`` holds the
+    #   plan's stamp (``fill_plain`` and other observers' fills change it) and the master was not rewritten
+    #   whole (``_epoch``, e.g. for another game), else the buffer receives everything.
     #   The master holds no hidden value: its player rows are what every seat knows of every seat.
+    #   Buffers filled by ``fill`` must not be written by anyone else (the env hands out copies, or its
+    #   own buffers read-only by contract).
 
     def fill_plain(self, game: Any, seat: int, buffer: ObservationBuffer) -> None:
         """Write ``seat``'s view from scratch (the reference for :meth:`fill`)."""
+        buffer.memo.pop(_MEMO, None)  # whatever fill left there is overwritten
         v = buffer.views
         order = viewer_order(game.num_players, seat)
         buffer.flat[:] = 0.0
@@ -414,196 +471,332 @@ class Observer:
     def fill(self, game: Any, seat: int, buffer: ObservationBuffer) -> None:
         """Write ``seat``'s view (the same values as :meth:`fill_plain`, see the comment above)."""
         self._sync(game)
-        plan = self._plans.get(id(buffer.flat))
-        if plan is None or plan[0] is not buffer.flat or plan[1] != seat:
+        flat, dirty = buffer.flat, self._dirty
+        plan = self._plans.get(id(flat))
+        if (
+            plan is None
+            or plan.flat is not flat
+            or plan.seat != seat
+            or plan.epoch != self._epoch
+            or buffer.memo.get(_MEMO) != plan.stamp
+        ):
             plan = self._plan(buffer, seat)
-        for dst, src in plan[2]:
-            dst[:] = src
+            for dst, src in plan.full:
+                dst[:] = src
+        elif len(dirty) > plan.pos:
+            regions = set(dirty[plan.pos :])
+            if len(regions) > _FEW:  # most of the buffer: the merged copies are fewer
+                for dst, src in plan.full:
+                    dst[:] = src
+            else:
+                copies = plan.copies
+                for r in regions:
+                    for dst, src in copies[r]:
+                        dst[:] = src
+        plan.pos = len(dirty)
         own = self._own[seat]
         if own is None:  # its supply or the town changed (the change log says so), or a new game
             own = self._own_blocks(game, seat)
-        plan[3][:] = own[4]
-        plan[4][:] = own[5]
-        plan[5][:] = own[6]
+        if plan.own is not own:
+            plan.own = own
+            row, state, town = plan.own_dst
+            row[:], state[:], town[:] = own
 
-    def _plan(self, buffer: ObservationBuffer, seat: int) -> tuple:
-        """The copies from the master into ``buffer`` for ``seat`` (rotated player axes; the master's
-        townsfolk entry is copied too, to join runs, then overwritten) and the views of the values that
-        are the viewer's own; kept per buffer (a few buffers per env)."""
+    def _plan(self, buffer: ObservationBuffer, seat: int) -> _Plan:
+        """The copies from the master's regions into ``buffer`` for ``seat`` (player axes rotated, the
+        viewer's own values left out), the same copies merged where they continue each other (used when
+        many regions changed) and the views of the own values; kept per buffer."""
         e, n = self.layout.entry, self.num_players
-        runs = []
-        for name in ("board", "store_tile", "players"):
-            width = e[name].size // n
-            runs += rotated_runs(n, width, e[name].start, e[name].start, seat)
-        runs.append((e["townsfolk"].start, e["townsfolk"].start, e["event_spaces"].stop - e["townsfolk"].start))
-        runs.append((e["state"].start, e["state"].start, e["ctx_spaces"].stop - e["state"].start))
+        regions: list[list[tuple[int, int, int]]] = [[] for _ in range(R_COUNT)]  # (dst, src, length)
+        wb, ws, p0 = NUM_SPACES * N_PLANES, STORE_SPACES * NUM_SPACES, e["players"].start
+        own0, own1 = _PF["supply_known"], _PF["net_gain_wheat"]  # the viewer's own part of its row
+        for q in range(n):
+            k = (q - seat) % n
+            regions[R_BOARD + q] = [(e["board"].start + k * wb, e["board"].start + q * wb, wb)]
+            regions[R_STORE + q] = [(e["store_tile"].start + k * ws, e["store_tile"].start + q * ws, ws)]
+            a, b = p0 + k * NPF, p0 + q * NPF
+            regions[R_ROW + q] = [(a, b, own0), (a + own1, b + own1, NPF - own1)] if q == seat else [(a, b, NPF)]
+        public, state = e["registry"].start, e["state"].start
+        regions[R_PUBLIC] = [(public, public, e["event_spaces"].stop - public)]
+        regions[R_STOCK] = [(state, state, NUM_CROPS)]
+        tail = state + _SF["bag_fields"]
+        regions[R_STATE] = [(tail, tail, e["ctx_spaces"].stop - tail)]
         dst, src = buffer.mv, self._master.mv
-        copies = [(dst[a:b], src[c:d]) for a, b, c, d in merge_runs(sorted(runs))]
-        row = e["players"].start + _PF["supply_known"]
-        state = e["state"].start + _SF["own_wheat"]
-        views = (dst[row : row + 1 + 2 * NUM_CROPS], dst[state : state + 2 * NUM_CROPS])
-        plan = (buffer.flat, seat, copies, *views, dst[e["townsfolk"].start : e["townsfolk"].stop])
+
+        def views(a: int, b: int, c: int, d: int) -> tuple[memoryview, memoryview]:
+            return dst[a:b], src[c:d]
+
+        copies = [tuple(views(a, a + m, b, b + m) for a, b, m in runs) for runs in regions]
+        full = [views(*run) for run in merge_runs(sorted(run for runs in regions for run in runs))]
+        town, own_state = e["townsfolk"], state + _SF["own_wheat"]
+        own_dst = (dst[p0 + own0 : p0 + own1], dst[own_state : own_state + 2 * NUM_CROPS], dst[town.start : town.stop])
+        plan = _Plan(buffer.flat, seat, copies, full, own_dst, next(_STAMPS), self._epoch)
+        buffer.memo[_MEMO] = plan.stamp
         if len(self._plans) > 64:  # buffers of envs long gone
             self._plans.clear()
         self._plans[id(buffer.flat)] = plan
         return plan
 
     def _own_blocks(self, game: Any, seat: int) -> tuple:
-        """What only ``seat`` sees, with the inputs it was computed from: its row's supply_known, exact and
-        lower bound (its own supply), ``own_*`` and ``start_pool_others_*`` of ``state``, ``townsfolk``."""
+        """What only ``seat`` sees, as float blocks: its row's supply_known, exact and lower bound (its own
+        supply), ``own_*`` and ``start_pool_others_*`` of ``state``, ``townsfolk``."""
         n, own = self.num_players, game.supply[seat]
-        row = np.array([1, *own, *own], np.float32)
-        state = np.array([*own, *others_start_pool(game, seat)], np.float32)
-        town = np.zeros((6, n + 1), np.float32)
-        for t, owner in enumerate(game.town):
-            town[t, 0 if owner < 0 else 1 + (owner - seat) % n] = 1.0
-        blocks = (None, None, None, None, *map(memoryview, (row, state, town.reshape(-1))))
+        key = (n, seat, *game.town)
+        town = _TOWNS.get(key)
+        if town is None:  # the townsfolk entry depends on nothing else: shared by every observer
+            values = [0.0] * (6 * (n + 1))
+            for t, owner in enumerate(game.town):
+                values[t * (n + 1) + (0 if owner < 0 else 1 + (owner - seat) % n)] = 1.0
+            if len(_TOWNS) >= 4096:
+                _TOWNS.clear()
+            town = _TOWNS[key] = memoryview(struct.pack(f"{len(values)}f", *values)).cast("f")
+        blocks = (
+            memoryview(self._pack_own_row(1, *own, *own)).cast("f"),
+            memoryview(self._pack_own_state(*own, *others_start_pool(game, seat))).cast("f"),
+            town,
+        )
         self._own[seat] = blocks
         return blocks
 
     def _sync(self, game: Any) -> None:
         """Bring the master (seat order, seen by nobody) up to date with ``game``: the parts named in the
         engine's change log since the last sync (``Game.changes``, CH_* tags), everything for a game this
-        observer has not followed (another game, a clone, a loaded state); the turn flags, turn values and
-        decision context (which change at most decisions) by comparison with what was written."""
+        observer has not followed (another game, a clone, a loaded state); the turn flags and decision
+        context (which change at most decisions) by comparison with what was written."""
         log = game.changes
         if self._game is not game or self._log is not log or len(log) < self._pos:
             self._sync_all(game)
         elif len(log) > self._pos:
             self._sync_changes(game, set(log[self._pos :]))
         self._pos = len(log)
-        self._sync_flags(game)
-        self._sync_state(game)
+        if len(self._dirty) > 4096:  # plans hold positions in it: they copy everything once
+            self._dirty = []
+            self._epoch += 1
+        self._sync_decision(game)
 
     def _sync_all(self, game: Any) -> None:
-        n, v = self.num_players, self._master.views
         self._game, self._log = game, game.changes
         self._master.flat[:] = 0.0
-        self._seen = {}
-        self._own = [None] * n
-        self._board_seen = [(0, 0, [-1] * NUM_SPACES)] * n
-        for q in range(n):
+        self._forget()
+        self._dirty = []
+        self._epoch += 1
+        for q in range(self.num_players):
             self._sync_board(game, q)
-            self._write_store(game, v, q, q)
+            self._write_store_fast(game, q)
             self._write_counters(game, q)
             self._write_bids(game, q)
-        self._write_registry(game, v)
-        self._write_places(game, v)
-        self._write_events(game, v)
+        self._write_registry_fast(game)
+        self._write_places_fast(game)
+        self._write_events_fast(game)
         self._write_workers(game)
         self._write_stock(game)
         self._write_tiles(game)
+        self._write_turn(game)
 
     def _sync_changes(self, game: Any, tags: set[int]) -> None:  # noqa: C901 - one branch per tag
-        n, v = self.num_players, self._master.views
         for tag in tags:
             if tag < CH_COUNTERS:
                 self._sync_board(game, tag - CH_BOARD)
             elif tag < CH_BIDS:
                 self._write_counters(game, tag - CH_COUNTERS)
-                self._own[tag - CH_COUNTERS] = None
+                self._own[tag - CH_COUNTERS] = None  # its own supply
             elif tag < CH_STORE:
                 self._write_bids(game, tag - CH_BIDS)
             elif tag < CH_STOCK:
-                q = tag - CH_STORE
-                self._write_store(game, v, q, q)
-                self._write_bids(game, q)  # its store*_new flags
+                self._write_store_fast(game, tag - CH_STORE)
             elif tag == CH_STOCK:
                 self._write_stock(game)
             elif tag == CH_REGISTRY:
-                self._write_registry(game, v)
+                self._write_registry_fast(game)
             elif tag == CH_BAG:
-                self._write_places(game, v)
+                self._write_places_fast(game)
                 self._write_tiles(game)
             elif tag == CH_EVENTS:
-                self._write_events(game, v)
+                self._write_events_fast(game)
                 self._write_tiles(game)
+                self._write_turn(game)  # the events count
+            elif tag == CH_TURN:
+                self._write_turn(game)
             elif tag == CH_WORKERS:
                 self._write_workers(game)
-                self._own = [None] * n  # the townsfolk entry
             elif tag == CH_NEW:
-                for q in range(n):
-                    self._write_bids(game, q)
+                for q in range(self.num_players):
+                    self._write_new(game, q)
 
     def _sync_board(self, game: Any, q: int) -> None:
-        """Rewrite the planes of the spaces of board ``q`` whose tile or worker changed."""
-        old_f, old_u, old_at = self._board_seen[q]
-        f, u, at = game.fields[q], game.unharvested[q], game.worker_at[q]
+        """Rewrite the planes of the spaces of board ``q`` whose tile or worker changed (the worker planes
+        read ``worker_at`` only on the spaces in ``workers``, as ``_board_planes`` does)."""
+        old_f, old_u, old_w, old_at = self._board_seen[q]
+        f, u, w, at = game.fields[q], game.unharvested[q], game.workers[q], game.worker_at[q]
         mv = self._board_mv[q]
         for s in spaces((f ^ old_f) | (u ^ old_u)):
             on, up = f >> s & 1, u >> s & 1
             o = N_PLANES * s
             mv[o], mv[o + 1], mv[o + 2], mv[o + 3 + CROP_OF[s]] = on, up, on - up, on
-        if at != old_at:
-            for s in range(NUM_SPACES):
-                if at[s] != old_at[s]:
-                    o, tile = N_PLANES * s + 8, at[s]
-                    if tile < 0:
-                        mv[o], mv[o + 1], mv[o + 2] = 0, 0, 0
-                    else:
-                        mv[o], mv[o + 1], mv[o + 2] = 1, NUMBER[worker_kind(tile)], tile >= TOWNSFOLK_BASE
-        self._board_seen[q] = (f, u, list(at))
+        if w != old_w or at != old_at:
+            for s in spaces(w | old_w):
+                o = N_PLANES * s + 8
+                if w >> s & 1:
+                    tile = at[s]
+                    mv[o], mv[o + 1], mv[o + 2] = 1, NUMBER[worker_kind(tile)], tile >= TOWNSFOLK_BASE
+                else:
+                    mv[o], mv[o + 1], mv[o + 2] = 0, 0, 0
+            old_at = list(at)
+        self._board_seen[q] = (f, u, w, old_at)
+        self._dirty.append(R_BOARD + q)
 
     # the master's player rows: PLAYER_FEATURES of every seat as the others see it, by segment
 
-    def _sync_flags(self, game: Any) -> None:
-        f = game.stack[-1] if game.stack else None
-        acting = f[1] if f is not None else -1
-        flags = (game.active, acting, game.start_player, acting if game.event_depth else -1)
-        if self._seen.get("flags") != flags:
-            self._seen["flags"] = flags
-            active, acting, start, event_player = flags
-            for q, row in enumerate(self._row_mv):
-                row[0], row[1], row[2], row[3] = q == active, q == acting, q == start, q == event_player
-
     def _write_workers(self, game: Any) -> None:
-        ws, reb = game.worker_space, game.rebenefit
+        """The rows whose farmhands or farmhand rebenefits changed; the own blocks if the town changed."""
+        ws, reb, seen = game.worker_space, game.rebenefit, self._workers_seen
         for q, row in enumerate(self._row_mv):
-            b, r = FARMHANDS * q, reb >> FARMHANDS * q
-            self._pack_workers(
-                row,
-                4 * _PF["farmhand_off_apprentice"],
-                ws[b] < 0,
-                ws[b + 1] < 0,
-                ws[b + 2] < 0,
-                ws[b + 3] < 0,
-                ws[b + 4] < 0,
-                ws[b + 5] < 0,
-                r & 1,
-                r >> 1 & 1,
-                r >> 2 & 1,
-                r >> 3 & 1,
-                r >> 4 & 1,
-                r >> 5 & 1,
-            )
+            b = FARMHANDS * q
+            key = (ws[b : b + FARMHANDS], reb >> b & _FARMHAND_BITS)
+            if seen[q] != key:
+                seen[q] = key
+                r = key[1]
+                self._pack_workers(
+                    row,
+                    4 * _PF["farmhand_off_apprentice"],
+                    ws[b] < 0,
+                    ws[b + 1] < 0,
+                    ws[b + 2] < 0,
+                    ws[b + 3] < 0,
+                    ws[b + 4] < 0,
+                    ws[b + 5] < 0,
+                    r & 1,
+                    r >> 1 & 1,
+                    r >> 2 & 1,
+                    r >> 3 & 1,
+                    r >> 4 & 1,
+                    r >> 5 & 1,
+                )
+                self._dirty.append(R_ROW + q)
+        if self._town_seen != game.town:  # the townsfolk entry of every viewer
+            self._town_seen = list(game.town)
+            self._own = [None] * self.num_players
 
     def _write_counters(self, game: Any, q: int) -> None:
-        net, mn, st = game.net[q], game.min_net[q], game.start[q]
-        if self.num_players == 2:  # the 2-player start counters are public (KH-SETUP-18)
-            ex = [st[c] + net[c] for c in range(NUM_CROPS)]
-            known, low = 1, ex
+        """supply_total .. net_loss_* of row ``q``: whole at the first write, then the crops whose net or
+        lowest net changed (the start counters do not change during a game)."""
+        net, mn, st, row = game.net[q], game.min_net[q], game.start[q], self._row_mv[q]
+        two, seen = self.num_players == 2, self._counters_seen[q]
+        if seen is None:
+            if two:  # the 2-player start counters are public (KH-SETUP-18)
+                ex = [st[c] + net[c] for c in range(NUM_CROPS)]
+                known, low = 1, ex
+            else:
+                ex, known, low = [0] * NUM_CROPS, 0, [net[c] - mn[c] for c in range(NUM_CROPS)]
+            self._pack_counters(
+                row,
+                4 * _PF["supply_total"],
+                sum(st) + sum(net),
+                known,
+                *ex,
+                *low,
+                *[x if x > 0 else 0 for x in net],
+                *[-x if x < 0 else 0 for x in net],
+            )
         else:
-            ex, known, low = [0] * NUM_CROPS, 0, [net[c] - mn[c] for c in range(NUM_CROPS)]
-        self._pack_counters(
-            self._row_mv[q],
-            4 * _PF["supply_total"],
-            sum(st) + sum(net),
-            known,
-            *ex,
-            *low,
-            *[x if x > 0 else 0 for x in net],
-            *[-x if x < 0 else 0 for x in net],
-        )
+            old_net, old_mn = seen
+            if net == old_net and mn == old_mn:
+                return
+            for c in range(NUM_CROPS):
+                x = net[c]
+                if x != old_net[c] or mn[c] != old_mn[c]:
+                    if two:
+                        row[_EXACT0 + c] = row[_LOW0 + c] = st[c] + x
+                    else:
+                        row[_LOW0 + c] = x - mn[c]
+                    row[_GAIN0 + c] = x if x > 0 else 0
+                    row[_LOSS0 + c] = -x if x < 0 else 0
+            row[_TOTAL] = sum(st) + sum(net)
+        self._counters_seen[q] = (list(net), list(mn))
+        self._dirty.append(R_ROW + q)
 
     def _write_bids(self, game: Any, q: int) -> None:
-        new = game.new_in_store
-        (b0, b1), (t0, t1) = game.bids[q], game.store[q]
-        self._pack_bids(self._row_mv[q], 4 * _PF["bid1_wheat"], *b0, *b1, t0 >= 0 and t0 in new, t1 >= 0 and t1 in new)
+        (b0, b1) = game.bids[q]
+        self._pack_bids(self._row_mv[q], 4 * _PF["bid1_wheat"], *b0, *b1)
+        self._dirty.append(R_ROW + q)
 
-    # the master's state (but the viewer's own supply and pool) and ctx_spaces
+    def _write_new(self, game: Any, q: int) -> None:
+        """store1_new, store2_new of row ``q`` (KH-EVENT-6), when they changed."""
+        new = game.new_in_store
+        t0, t1 = game.store[q]
+        flags = (t0 >= 0 and t0 in new, t1 >= 0 and t1 in new)
+        if self._new_seen[q] != flags:
+            self._new_seen[q] = flags
+            row = self._row_mv[q]
+            row[_NEW0], row[_NEW0 + 1] = flags
+            self._dirty.append(R_ROW + q)
+
+    def _write_store_fast(self, game: Any, q: int) -> None:
+        """The one-hot store_tile rows of store ``q`` whose tile changed, and its store*_new flags."""
+        old, cur = self._store_seen[q], game.store[q]
+        if old != cur:
+            mv, base = self._master.mv, self.layout.entry["store_tile"].start + q * STORE_SPACES * NUM_SPACES
+            for j in range(STORE_SPACES):
+                if old[j] != cur[j]:
+                    if old[j] >= 0:
+                        mv[base + j * NUM_SPACES + old[j]] = 0
+                    if cur[j] >= 0:
+                        mv[base + j * NUM_SPACES + cur[j]] = 1
+            self._store_seen[q] = list(cur)
+            self._dirty.append(R_STORE + q)
+        self._write_new(game, q)
+
+    # the master's public planes and state (but the viewer's own supply and pool) and ctx_spaces
+
+    def _write_registry_fast(self, game: Any) -> None:
+        old, cur = self._registry_seen, game.registry
+        if old != cur:
+            mv, base = self._master.mv, self.layout.entry["registry"].start
+            for i, t in enumerate(cur):
+                if old[i] != t:
+                    if old[i] >= 0:
+                        mv[base + i * NUM_SPACES + old[i]] = 0
+                    if t >= 0:
+                        mv[base + i * NUM_SPACES + t] = 1
+            self._registry_seen = list(cur)
+            self._dirty.append(R_PUBLIC)
+
+    def _write_places_fast(self, game: Any) -> None:
+        """tile_places: the bag only loses tiles from its end and the fallow area only gains (KH-DRAW-1,
+        KH-BOARD-7), so only those tiles are written; any other change rewrites the row."""
+        mv, base = self._master.mv, self.layout.entry["tile_places"].start
+        bag, old = game.bag, self._bag_seen
+        k = len(bag)
+        if k <= len(old) and old[:k] == bag:
+            for t in old[k:]:
+                if t < NUM_SPACES:
+                    mv[base + t] = 0
+        else:
+            for t in old:
+                if t < NUM_SPACES:
+                    mv[base + t] = 0
+            for t in bag:
+                if t < NUM_SPACES:
+                    mv[base + t] = 1
+        self._bag_seen = list(bag)
+        fallow, old = game.fallow, self._fallow_seen
+        base += NUM_SPACES
+        if fallow[: len(old)] != old:
+            for t in old:
+                mv[base + t] = 0
+            old = []
+        for t in fallow[len(old) :]:
+            mv[base + t] = 1
+        self._fallow_seen = list(fallow)
+        self._dirty.append(R_PUBLIC)
+
+    def _write_events_fast(self, game: Any) -> None:
+        self._write_events(game, self._master.views)
+        self._dirty.append(R_PUBLIC)
 
     def _write_stock(self, game: Any) -> None:
         self._pack_stock(self._master.flat, 4 * self._state0, *game.stock)
+        self._dirty.append(R_STOCK)
 
     def _write_tiles(self, game: Any) -> None:
         in_bag = NUM_EVENT_TILES - len(game.events) - len(game.removed)  # counts only (KH-INFO-3/4)
@@ -613,45 +806,70 @@ class Observer:
         self._pack_tiles(
             self._master.flat, 4 * (self._state0 + _SF["bag_fields"]), len(game.bag) - in_bag, in_bag, *out
         )
+        self._dirty.append(R_STATE)
 
-    def _sync_state(self, game: Any) -> None:
-        seen, flat, s0 = self._seen, self._master.flat, 4 * self._state0
+    def _write_turn(self, game: Any) -> None:
+        """letter_a .. rebenefit_surveyor of ``state`` (logged as CH_TURN; the events count as CH_EVENTS)."""
         t, reb, pend = game.taken, game.rebenefit >> TOWNSFOLK_BASE, game.pending_extra
-        key = (t, game.actions_taken, game.end_triggered, game.turns_left, game.rounds, len(game.events), pend, reb)
-        if seen.get("turn") != key:
-            seen["turn"] = key
-            self._pack_turn(
-                flat,
-                s0 + 4 * _SF["letter_a"],
-                t & 1,
-                t >> 1 & 1,
-                t >> 2 & 1,
-                t >> 3 & 1,
-                *key[1:6],
-                pend & EXTRA_SUPERVISOR,
-                pend >> 1 & 1,
-                reb & 1,
-                reb >> 1 & 1,
-                reb >> 2 & 1,
-                reb >> 3 & 1,
-                reb >> 4 & 1,
-                reb >> 5 & 1,
-            )
+        self._pack_turn(
+            self._master.flat,
+            4 * (self._state0 + _SF["letter_a"]),
+            t & 1,
+            t >> 1 & 1,
+            t >> 2 & 1,
+            t >> 3 & 1,
+            game.actions_taken,
+            game.end_triggered,
+            game.turns_left,
+            game.rounds,
+            len(game.events),
+            pend & EXTRA_SUPERVISOR,
+            pend >> 1 & 1,
+            reb & 1,
+            reb >> 1 & 1,
+            reb >> 2 & 1,
+            reb >> 3 & 1,
+            reb >> 4 & 1,
+            reb >> 5 & 1,
+        )
+        self._dirty.append(R_STATE)
+
+    def _sync_decision(self, game: Any) -> None:
+        """What depends on the pending decision: the active, acting, start and event player flags of the rows
+        (a changed flag clears its old row and sets its new one), the context part of ``state`` and
+        ``ctx_spaces`` (a shared block per frame and event kind, see _CONTEXTS)."""
         f = game.stack[-1] if game.stack else None
-        key = (f, EVENT_TILES[game.events[-1] - NUM_SPACES] if game.event_depth and game.events else -1)
-        if seen.get("context") != key:
-            seen["context"] = key
-            blocks = _CONTEXTS.get(key)
-            if blocks is None:  # the plain computation, cut to the context part, and ctx_spaces
+        acting = f[1] if f is not None else -1
+        depth = game.event_depth
+        event_player = acting if depth else -1
+        old = self._flags_seen
+        if old[1] != acting or old[3] != event_player or old[0] != game.active or old[2] != game.start_player:
+            flags = self._flags_seen = (game.active, acting, game.start_player, event_player)
+            rows, dirty = self._row_mv, self._dirty
+            for i in range(4):
+                a, b = old[i], flags[i]
+                if a != b:
+                    if a >= 0:
+                        rows[a][i] = 0
+                        dirty.append(R_ROW + a)
+                    if b >= 0:
+                        rows[b][i] = 1
+                        dirty.append(R_ROW + b)
+        ev = game.events[-1] if depth and game.events else -1
+        if f is not self._frame_seen or ev != self._event_seen:  # a frame is a tuple: the same object, the same
+            self._frame_seen, self._event_seen = f, ev
+            context = (f, EVENT_TILES[ev - NUM_SPACES] if ev >= 0 else -1)
+            block = _CONTEXTS.get(context)
+            if block is None:  # the plain computation, cut to the context part, and ctx_spaces
                 out = [0.0] * NSF
                 if f is not None:
                     self._context(game, f, out)
                 if len(_CONTEXTS) >= 8192:  # a few MB, shared by every observer
                     _CONTEXTS.clear()
-                context = memoryview(np.array(out[_PHASE0:], np.float32))  # type: ignore[arg-type]
-                blocks = _CONTEXTS[key] = (context, memoryview(bits(_ctx_mask(f))))  # type: ignore[arg-type]
-            self._context_view[:] = blocks[0]
-            self._ctx_view[:] = blocks[1]
+                values = np.concatenate([np.array(out[_PHASE0:], np.float32), bits(_ctx_mask(f))])
+                block = _CONTEXTS[context] = memoryview(values)  # type: ignore[arg-type]
+            self._context_view[:] = block
+            self._dirty.append(R_STATE)
 
     def _write_store(self, game: Any, v: dict, k: int, q: int) -> None:
         st = v["store_tile"][k]

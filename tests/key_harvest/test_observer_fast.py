@@ -104,3 +104,88 @@ def test_reset_after_a_hand_edit():
     obs.reset(g)
     obs.fill(g, 0, buf)
     assert np.array_equal(buf.flat, plain(obs, g, 0))
+
+
+def _flat(env, agent: str) -> np.ndarray:
+    obs = env.observe(agent)["observation"]
+    return np.concatenate([obs[e.name].reshape(-1) for e in env.unwrapped.observer.layout.entries])
+
+
+def _check_all_seats(env) -> None:
+    u = env.unwrapped
+    for agent in u.agents:
+        seat = u.agent_name_mapping[agent]
+        assert np.array_equal(_flat(u, agent), plain(u.observer, u.game, seat)), (len(u.game.history), seat)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("copy", ["pickle", "deepcopy"])
+def test_env_copies_load_game_and_clones_fill_like_plain(n, copy):
+    """Copies of an env (pickle, deepcopy) mid-game, load_game of a clone and of another game's state: every
+    seat's observation in every later state equals the plain fill, in the copy and in the original."""
+    import copy as copy_module
+
+    env = key_harvest_v0.raw_env(num_players=n)
+    env.reset(seed=20 + n)
+    rng = random.Random(n)
+    other = Game(n, 99)
+    for step in range(240):
+        if env.game.is_terminal():
+            break
+        _check_all_seats(env)
+        if step == 40:
+            twin = pickle.loads(pickle.dumps(env)) if copy == "pickle" else copy_module.deepcopy(env)
+            _check_all_seats(twin)
+            twin.step(rng.choice(twin.game.legal_actions()))  # the copy moves on, the original does not
+            _check_all_seats(twin)
+            _check_all_seats(env)
+        if step == 80:
+            env.load_game(env.game.clone())
+        if step == 120:
+            for _ in range(30):
+                if not other.is_terminal():
+                    other.apply(rng.choice(other.legal_actions()))
+            env.load_game(other.clone())
+        env.step(rng.choice(env.game.legal_actions()))
+
+
+def test_fill_after_fill_plain_other_observers_and_a_restarted_log():
+    """A buffer written by fill_plain or by another observer since this observer's last fill is rewritten
+    whole; a plan survives the restart of the observer's region log (every plan then copies everything)."""
+    rng = random.Random(3)
+    g = Game(4, 8)
+    a, b = Observer(g), Observer(g)
+    buf = a.new_buffer()
+    for step in range(300):
+        seat = step % 4 if step % 7 else rng.randrange(4)
+        who = a if step % 5 else b
+        if step % 11 == 0:
+            a.fill_plain(g, (seat + 1) % 4, buf)
+        who.fill(g, seat, buf)
+        assert np.array_equal(buf.flat, plain(a, g, seat)), step
+        if step % 13 == 0:
+            a._dirty.extend([0] * 5000)  # a long log: the next sync restarts it
+        if g.is_terminal():
+            break
+        g.apply(rng.choice(g.legal_actions()))
+
+
+def test_fast_fill_reads_no_hidden_information():
+    """The fast fill of a perturbed state (others' secret draws, bag order, removed events) equals the
+    original's, with the same observer and buffers as it followed the real game."""
+    rng = random.Random(5)
+    g = Game(4, 21)
+    obs = Observer(g)
+    bufs = [obs.new_buffer() for _ in range(4)]
+    checked = 0
+    while not g.is_terminal() and checked < 60:
+        seat = g.current_player
+        obs.fill(g, seat, bufs[seat])
+        other = hidden_perturbation(g, seat, rng)
+        if other is not None:
+            mine = bufs[seat].flat.copy()
+            obs.fill(other, seat, bufs[seat])
+            assert np.array_equal(bufs[seat].flat, mine)
+            checked += 1
+        g.apply(rng.choice(g.legal_actions()))
+    assert checked >= 30
