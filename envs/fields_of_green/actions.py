@@ -61,6 +61,9 @@ class ActionLayout(_CoreLayout):
             "options": ABILITY_OPTIONS,
         }
         super().__init__((name, sizes[size_key], meaning) for name, size_key, meaning in RANGES)
+        # decoded[i] == decode(i), without decode's type and range checks: the engine reads it for actions
+        # it has already found legal (speed; tests/fields_of_green/env/test_engine_speed.py compares them)
+        self.decoded: tuple[tuple[str, int], ...] = tuple(self.decode(i) for i in range(self.size))
 
 
 __all__ = [

@@ -74,6 +74,18 @@ _SEAT_FRAMES = frozenset(
         "gain_equipment",
     }
 )
+# Game.version (the public state outside the farms) is bumped by every decision and continuation frame
+# except those listed here, which change only the deciding seat's farm (and the harvest markers of the
+# farm being harvested, game.harvested). A new frame or decision is therefore counted as public by
+# default; listing it here is a promise the test_engine_versions test checks on random games.
+_FARM_ONLY_DECISIONS = frozenset(
+    {"pay_water", "store_water", "harvest", "place_equipment", "attach", "ability_target", "ability_option"}
+)
+_FARM_ONLY_FRAMES = frozenset({"income_for", "immediate", "finish_harvest", "ops"})
+# Decisions that leave every farm untouched: applying them does not bump Farm.version.
+_NO_FARM_DECISIONS = frozenset({"split", "pick", "keep_equipment"})
+# Decision frames that _skip_decision may drop; the others are never skipped (a set test saves the call).
+_SKIPPABLE = frozenset({"pick", "act", "attach", "harvest"})
 _SPLIT_NONZERO = [sum(1 for c in s if c) for s in SPLITS]
 _SPLIT_SUM = [sum(s) for s in SPLITS]
 # _SPLIT_CANDIDATES[total][need]: (index, split) of every split drawing `total` cards from >= `need` piles
@@ -139,6 +151,13 @@ def _cached_embedded(data: DataText) -> CardSet:
 @lru_cache(maxsize=32)
 def _cached_layout(farm_size: int, equipment_tiles: int) -> ActionLayout:
     return ActionLayout(farm_size, equipment_tiles)  # read-only once built: shared by every game
+
+
+@lru_cache(maxsize=4096)
+def _legal_split_tuple(sizes: tuple[int, ...]) -> tuple[int, ...]:
+    """``_legal_splits`` memoised on the pile sizes (speed: the filter over up to 50 candidate splits costs
+    ~9 µs and the same sizes recur in every game; tests/fields_of_green/env/test_engine_speed.py compares)."""
+    return tuple(_legal_splits(list(sizes)))
 
 
 def _legal_splits(sizes: list[int]) -> list[int]:
@@ -306,6 +325,11 @@ class Game:
         self.history: list[int] = []
         self._stack: list[tuple] = [("year",)]
         self._legal: list[int] | None = None
+        self._legal_array: tuple | None = None  # (the _legal list it was made from, its read-only array)
+        # Bumped whenever a step may change public state outside the farms (see _FARM_ONLY_DECISIONS), so an
+        # observer skips comparing piles, hands, picks, counts and phase flags while it stands still.
+        # Like Farm.version, not part of the game state (not saved, copied by clone).
+        self.version = 0
         self._advance()
 
     # ------------------------------------------------------------------ public API
@@ -341,6 +365,20 @@ class Game:
         if self._legal is None:
             self._legal = self._compute_legal() if self._stack else []
         return list(self._legal)
+
+    def legal_action_array(self) -> np.ndarray:
+        """:meth:`legal_actions` as a read-only 1-D ``intp`` array, in the same order, made at most once
+        per state (the adapters write a mask with one ``mask[array] = 1``). It is tied to the cached list
+        it was made from, so whatever clears ``_legal`` (apply, clone, load, the bots' lookahead) renews it."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal() if self._stack else []
+        cached = self._legal_array
+        if cached is None or cached[0] is not legal:
+            array = np.array(legal, dtype=np.intp)
+            array.flags.writeable = False
+            cached = self._legal_array = (legal, array)
+        return cached[1]
 
     def legal_mask(self) -> np.ndarray:
         mask = np.zeros(self.layout.size, dtype=bool)
@@ -401,9 +439,11 @@ class Game:
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise IllegalActionError(f"action must be an integer index, got {action!r}")
         action = int(action)
-        legal = self.legal_actions()
+        legal = self._legal  # the per-state cache itself: only read here (legal_actions() hands out copies)
+        if legal is None:
+            legal = self._legal = self._compute_legal() if self._stack else []
         if action not in legal:
-            raise IllegalActionError(self._illegal_message(action, legal))
+            raise IllegalActionError(self._illegal_message(action, list(legal)))
         self.history.append(action)
         self._apply(action)
         self._advance()
@@ -425,6 +465,7 @@ class Game:
         new.history = self.history[:]
         new._stack = self._stack[:]
         new._legal = None
+        new._legal_array = None
         return new
 
     def scores(self) -> list[Score]:
@@ -622,7 +663,7 @@ class Game:
             frame = stack[-1]
             kind = frame[0]
             if kind in DECISIONS:
-                if self._skip_decision(frame):
+                if kind in _SKIPPABLE and self._skip_decision(frame):
                     continue
                 if self.auto_single:
                     legal = self._compute_legal()
@@ -634,11 +675,12 @@ class Game:
             stack.pop()
             self._run(frame)
         self.phase = "end"
+        self.version += 1
 
     def _skip_decision(self, frame: tuple) -> bool:
         """Drop frames where the rules leave nothing to choose (no tile to attach, no harvest ability)."""
         kind = frame[0]
-        if kind == "pick" and not (self.display if self.two_player else self.hands[frame[1]]):
+        if kind == "pick" and not (self.display if self.num_players == 2 else self.hands[frame[1]]):
             self._stack.pop()  # short piles (FOG-RUL-14) can leave a player without cards this turn
             if self.two_player and self._stack and self._stack[-1][:2] == ("act", frame[1]):
                 self._stack.pop()
@@ -668,6 +710,8 @@ class Game:
         kind = frame[0]
         if kind in _SEAT_FRAMES:
             self.farms[frame[1]].version += 1  # see _SEAT_FRAMES
+        if kind not in _FARM_ONLY_FRAMES:
+            self.version += 1  # see _FARM_ONLY_DECISIONS
         if kind == "year":
             if self.year == YEARS:
                 return  # FOG-END-1: nothing more is pushed; the stack empties and the game ends
@@ -754,11 +798,12 @@ class Game:
         kind, p = frame[0], frame[1]
         L = self.layout
         farm = self.farms[p]
-        if kind == "split":
-            return [L.SPLIT + i for i in _legal_splits([len(pile) for pile in self.piles])]
         if kind == "pick":
-            source = self.display if self.two_player else self.hands[p]
-            return [L.PICK + i for i in range(len(source))]
+            source = self.display if self.num_players == 2 else self.hands[p]
+            return list(range(L.PICK, L.PICK + len(source)))
+        if kind == "split":
+            splits = _legal_split_tuple(tuple(map(len, self.piles)))
+            return list(map(L.SPLIT.__add__, splits))
         if kind == "act":
             return self._act_legal(p, farm)
         if kind == "pay_water":
@@ -789,18 +834,23 @@ class Game:
         out: list[int] = []
         frontier = sorted(farm.frontier)
         cost = card.cost
-        if farm.coins >= cost.coins and farm.food >= cost.food:  # FOG-ACT-BUILD-3..7
-            if cost.water:
-                out += [L.BUILD + c for c in frontier if farm.water_in_range(c) >= cost.water]
+        coins = farm.coins
+        # (speed: map(int.__add__) instead of list comprehensions, same lists)
+        if coins >= cost.coins and farm.food >= cost.food:  # FOG-ACT-BUILD-3..7
+            water = cost.water
+            if water:
+                # no cell can have more water in range than the farm holds: skip the per-cell sums then
+                if sum(farm.tower_water.values()) >= water:
+                    out += [L.BUILD + c for c in frontier if farm.water_in_range(c) >= water]
             else:
-                out += [L.BUILD + c for c in frontier]
-        if self.towers_left and farm.coins >= TOWER_COST:  # FOG-ACT-TOWER-5
-            out += [L.TOWER + c for c in frontier]
+                out += map(L.BUILD.__add__, frontier)
+        if self.towers_left and coins >= TOWER_COST:  # FOG-ACT-TOWER-5
+            out += map(L.TOWER.__add__, frontier)
         if self.silos_left:  # FOG-ACT-SILO-5
-            out += [L.SILO + c for c in frontier]
-        out += [L.MARKET + k for k in range(min(MARKET_SALES - 1, farm.food) + 1)]  # FOG-ACT-MARKET-4
-        if farm.coins >= RESTORE_COST:  # FOG-ACT-RESTORE-3
-            out += [L.RESTORE + c for c in sorted(farm.fallow)]
+            out += map(L.SILO.__add__, frontier)
+        out += range(L.MARKET, L.MARKET + min(MARKET_SALES - 1, farm.food) + 1)  # FOG-ACT-MARKET-4
+        if coins >= RESTORE_COST and farm.fallow:  # FOG-ACT-RESTORE-3
+            out += map(L.RESTORE.__add__, sorted(farm.fallow))
         return out
 
     def harvest_cost(self, p: int, cell: int) -> tuple[int, int, int]:
@@ -868,9 +918,12 @@ class Game:
     def _apply(self, action: int) -> None:  # noqa: C901 - one branch per decision kind
         frame = self._stack.pop()
         kind, p = frame[0], frame[1]
-        what, arg = self.layout.decode(action)
+        what, arg = self.layout.decoded[action]  # (kind, argument) of an index known to be legal
         farm = self.farms[p]
-        farm.version += 1  # see _SEAT_FRAMES
+        if kind not in _NO_FARM_DECISIONS:
+            farm.version += 1  # see _SEAT_FRAMES
+        if kind not in _FARM_ONLY_DECISIONS:
+            self.version += 1  # see _FARM_ONLY_DECISIONS
         self._legal = None
         if kind == "split":
             self._take_split(p, SPLITS[arg])

@@ -33,6 +33,7 @@ The engine stays free of gymnasium/pettingzoo: this module only needs numpy.
 from __future__ import annotations
 
 import itertools
+import operator
 import struct
 import sys
 from collections.abc import Iterable
@@ -376,6 +377,7 @@ class Observer:
         self._pub_mv = memoryview(self._pub)
         # ready-made memoryviews of single rows and blocks (slicing a memoryview costs as much as the copy)
         self._farm_views = _row_views(self._farm_cache)
+        self._card_row_views = _row_views(self._card_rows)  # card features
         self._full_row_views = _row_views(self._full_rows)  # card features + design one-hot
         self._hand_row_views = _row_views(self._hand_rows)  # present flag + the same
         self._tile_row_views = _row_views(self._tile_rows)
@@ -494,6 +496,7 @@ class Observer:
         self._picks: list = [None] * n  # (the picked flags follow them)
         self._draws: list = [[0] * 4 for _ in range(n)]
         self._flags_key = self._counts = None  # GAME_FEATURES (None: never written)
+        self._public = None  # the Game.version the public values were last compared at (None: never)
         self._game = game
         # change stamps: when each part of the caches last changed, so that an observation buffer filled
         # earlier for the same seat copies only the parts changed since (see fill); a new epoch (new
@@ -504,11 +507,14 @@ class Observer:
         self._equip_stamp = 0
         self._discard_stamp = 0
 
-    def _sync(self, game: Game) -> None:  # noqa: C901 - one incremental branch per cached part (speed)
+    def _sync(self, game: Game) -> None:
         """Bring the seat-ordered caches up to date with ``game`` (incrementally).
 
-        Speed: this runs once per state and compares only cheap summaries (lists of versions, sizes,
-        picks; tuples of counts), writing the few values that moved."""
+        Speed: this runs once per state. Farms are compared only when the engine bumped their
+        ``Farm.version``, the public values outside the farms only when it bumped ``Game.version``
+        (game._FARM_ONLY_DECISIONS: most harvest, water and equipment steps leave it alone, and a pick
+        leaves every farm alone); then only cheap summaries (sizes, picks, counts) are compared and the
+        few values that moved written. ``fill(force_full=True)`` is the plain path the tests compare with."""
         if game is self._game and len(game.history) == self._hist:
             return
         farms = game.farms
@@ -516,31 +522,38 @@ class Observer:
             self._rebuild(game)
         self._hist = len(game.history)
         self._stamp += 1
-        # the engine bumps Farm.version whenever a step may change that farm (game._SEAT_FRAMES): usually
-        # only the deciding player's farm is compared and re-read
-        versions = [farm.version for farm in farms]
+        # usually only the deciding player's farm moved (or none)
+        versions = list(map(_VERSION, farms))
         if versions != self._versions:
-            for seat, (new, old) in enumerate(zip(versions, self._versions)):
-                if new != old:
+            old = self._versions
+            for seat in range(self.num_players):
+                if versions[seat] != old[seat]:
                     self._sync_farm(game, seat)
             self._versions = versions
-        self._frame = frame = game.decision
+        stack = game._stack
+        self._frame = frame = stack[-1] if stack else None  # game.decision
         current = frame[1] if frame is not None else None
-        # harvest markers (FOG-HARVEST-3): game.harvested belongs to the player harvesting now
-        if game.phase == "harvest" or self._harvest_owner is not None:
-            self._sync_harvested(game, current if game.phase == "harvest" else None)
-        discard = game.discard
-        if len(discard) != self._discard_seen:
-            self._sync_discard(discard)
-
-        # per-seat public status, draw counts and GAME_FEATURES: only the values that changed are written
-        pmv, at = self._pub_mv, self._seat_at
         if current != self._current:
+            pmv, at = self._pub_mv, self._seat_at
             if self._current is not None:
                 pmv[at[self._current] + 3] = 0.0  # to_act
             if current is not None:
                 pmv[at[current] + 3] = 1.0
             self._current = current
+        # harvest markers (FOG-HARVEST-3): game.harvested belongs to the player harvesting now
+        if game.phase == "harvest" or self._harvest_owner is not None:
+            self._sync_harvested(game, current if game.phase == "harvest" else None)
+        if game.version != self._public:
+            self._sync_public(game)
+            self._public = game.version
+
+    def _sync_public(self, game: Game) -> None:  # noqa: C901 - one incremental branch per cached part (speed)
+        """Per-seat public status, draw counts, GAME_FEATURES and the discard counts: only the values that
+        changed are written."""
+        discard = game.discard
+        if len(discard) != self._discard_seen:
+            self._sync_discard(discard)
+        pmv, at = self._pub_mv, self._seat_at
         first = game.first_player
         if first != self._first:
             if self._first is not None:
@@ -635,32 +648,34 @@ class Observer:
         pmv, row = self._pub_mv, seat * U  # its PLAYER_FEATURES row
         changed = False
         occupied = farm.occupied
-        if len(occupied) != snap.occupied:
-            a = self._farm_cache[seat]  # new cards: rare, numpy is fine here
+        if len(occupied) != snap.occupied:  # new cards (most acts place one)
             grid = farm.grid
             for cell in occupied[snap.occupied :]:
                 code = grid[cell]
+                at = base + cell
                 if code >= 0:
-                    a[:C, cell] = self._card_rows[code]
+                    # the card's CARD_FEATURES down the card planes of this cell: one strided memoryview
+                    # copy (the plain path is the numpy a[:C, cell] = row of fill(force_full=True)'s rebuild)
+                    cmv[at : at + C * cells : cells] = self._card_row_views[code]
                     if self._harvest_card[code]:
-                        a[_FP["card_harvest_coins"] : _FP["card_harvest_food"] + 1, cell] = game.harvest_cost(
-                            seat, cell
-                        )
+                        hc = game.harvest_cost(seat, cell)  # after equipment discounts
+                        at += _HARVEST_COST_PLANE * cells
+                        cmv[at], cmv[at + cells], cmv[at + 2 * cells] = hc
                 elif code == TOWER:
-                    a[_FP["tower"], cell] = 1.0
+                    cmv[at + _TOWER_PLANE * cells] = 1.0
                 elif code == SILO:
-                    a[_FP["silo"], cell] = 1.0
-                a[_FP["occupied"], cell] = 1.0
+                    cmv[at + _SILO_PLANE * cells] = 1.0
+                cmv[base + _OCCUPIED_PLANE * cells + cell] = 1.0
             changed = True
             snap.occupied = len(occupied)
             frontier = farm.frontier
-            at = base + _FP["buildable"] * cells
+            at = base + _BUILDABLE_PLANE * cells
             for cell in snap.frontier - frontier:
                 cmv[at + cell] = 0.0
             for cell in frontier - snap.frontier:
                 cmv[at + cell] = 1.0
             snap.frontier = set(frontier)
-            pmv[row + _PF["locations"]] = len(occupied) - len(farm.fallow)
+            pmv[row + _PF_LOCATIONS] = len(occupied) - len(farm.fallow)
         if farm.fallow != snap.fallow:
             at = base + _FP["fallow"] * cells
             for cell in farm.fallow ^ snap.fallow:
@@ -723,8 +738,8 @@ class Observer:
         if changed:
             self._farm_stamp[seat] = self._stamp
         _PACK_PLAIN.pack_into(self._pub, 4 * row, farm.coins, farm.food)
-        pmv[row + _PF["vp_tokens"]] = farm.vp_tokens
-        pmv[row + _PF["actions_taken"]] = farm.actions_taken
+        pmv[row + _PF_VP_TOKENS] = farm.vp_tokens
+        pmv[row + _PF_ACTIONS_TAKEN] = farm.actions_taken
 
     # ------------------------------------------------------------------ perfect recall
 
@@ -1178,6 +1193,12 @@ _DECISION_INDEX = {k: _DF[f"kind_{k}"] for k in DECISION_KINDS}
 _YOURS = _DF["yours"]
 # PLAYER_FEATURES: first those read from the farm (Observer._sync_farm), then four read from the game
 _SEAT_FEATURES_AT = _PF["hand_size"]
+_PF_LOCATIONS, _PF_VP_TOKENS, _PF_ACTIONS_TAKEN = _PF["locations"], _PF["vp_tokens"], _PF["actions_taken"]
+# planes written by Observer._sync_farm for a new card (a plane's values start at plane * cells)
+_HARVEST_COST_PLANE = _FP["card_harvest_coins"]
+assert _FP["card_harvest_food"] == _HARVEST_COST_PLANE + 2 and _HARVEST_COST_PLANE + 3 == C
+_TOWER_PLANE, _SILO_PLANE, _OCCUPIED_PLANE = _FP["tower"], _FP["silo"], _FP["occupied"]
+_BUILDABLE_PLANE = _FP["buildable"]
 assert (_PF["coins"], _PF["food"]) == (0, 1)
 assert [n for n, _, _ in PLAYER_FEATURES] == [
     "coins",
@@ -1200,6 +1221,7 @@ assert [n for n, _, _ in PLAYER_FEATURES] == [
 # Python values straight into float32 memory (one call, no intermediate array)
 _PACK_PLAIN = struct.Struct("=2f")  # coins, food
 _EPOCHS = itertools.count()  # cache epochs (see Observer._rebuild)
+_VERSION = operator.attrgetter("version")  # Farm.version, read in C (map) rather than a comprehension
 _PACK_DRAW = struct.Struct("=4f")
 _PACK_FLAGS = struct.Struct(f"={_PILES_AT}f")
 _PACK_COUNTS = struct.Struct(f"={V - _PILES_AT}f")

@@ -1,0 +1,150 @@
+"""The engine's speed tricks (docs/profiling.md, "The 3x target") against their plain paths, on random games:
+
+* ``Game.version`` moves whenever a step changes public state outside the farms (the observer skips its
+  public comparisons while it stands still: game._FARM_ONLY_DECISIONS / _FARM_ONLY_FRAMES);
+* ``ActionLayout.decoded`` equals ``decode``; the memoised draw splits equal ``_legal_splits``;
+* ``Farm.water_in_range`` equals the plain sum over ``tower_in_range`` (FOG-WATER-4);
+* the act legality (map/range lists, the total-water shortcut) equals the plain comprehension of the rules
+  (FOG-ACT-BUILD-3..7, FOG-ACT-TOWER-5, FOG-ACT-SILO-5, FOG-ACT-MARKET-4, FOG-ACT-RESTORE-3);
+* ``legal_action_array`` equals ``legal_actions``, is read-only, made once per state and renewed by
+  apply, clone, from_json and the bots' ``_legal = None``.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from farmgames.envs.fields_of_green import Game
+from farmgames.envs.fields_of_green.actions import MARKET_SALES
+from farmgames.envs.fields_of_green.game import (
+    _FARM_ONLY_DECISIONS,
+    _FARM_ONLY_FRAMES,
+    RESTORE_COST,
+    TOWER_COST,
+    _legal_split_tuple,
+    _legal_splits,
+)
+
+
+def _public_state(game: Game) -> tuple:
+    """Everything public outside the farms (and the harvest markers), as plain values."""
+    return (
+        [len(p) for p in game.piles],
+        [list(h) for h in game.hands],
+        list(game.picks),
+        [list(d) for d in game.draw_counts],
+        list(game.discard),
+        list(game.display),
+        len(game.offer),
+        list(game.equipment_stack),
+        game.towers_left,
+        game.silos_left,
+        game.first_player,
+        (game.year, game.turn, game.phase, game.direction, game.revealed),
+    )
+
+
+def _games(players: int, count: int):
+    for seed in range(count):
+        game = Game(num_players=players, seed=seed, auto_single=seed % 2 == 1)
+        rng = random.Random(seed)
+        yield seed, game, rng
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_game_version_moves_whenever_a_step_changes_public_state(players):
+    moved = stood = 0
+    for seed, game, rng in _games(players, 6):
+        while not game.is_terminal():
+            version, before = game.version, _public_state(game)
+            kind = game.decision_kind
+            game.apply(rng.choice(game.legal_actions()))
+            if game.version == version:
+                stood += 1
+                assert kind in _FARM_ONLY_DECISIONS, f"seed {seed}: a {kind} step left Game.version alone"
+                assert _public_state(game) == before, f"seed {seed}, step {len(game.history)} ({kind})"
+            elif _public_state(game) != before:
+                moved += 1
+    assert moved > 200 and stood > 10  # both branches were exercised
+
+
+def test_farm_only_kinds_are_real_frame_and_decision_names():
+    from farmgames.envs.fields_of_green.game import _SEAT_FRAMES, DECISIONS
+
+    assert _FARM_ONLY_DECISIONS <= DECISIONS
+    assert _FARM_ONLY_FRAMES <= _SEAT_FRAMES  # a farm-only frame acts for a seat, so it bumps that farm
+
+
+def test_decoded_equals_decode():
+    for farm_size in (5, 9, 23):
+        layout = Game(num_players=2, farm_size=farm_size).layout
+        assert len(layout.decoded) == layout.size
+        assert all(layout.decoded[i] == layout.decode(i) for i in range(layout.size))
+
+
+def test_memoised_splits_equal_the_plain_filter():
+    rng = random.Random(0)
+    for _ in range(500):
+        sizes = [rng.choice([0, 0, 1, 2, 3, 5, 6, 20]) for _ in range(4)]
+        assert list(_legal_split_tuple(tuple(sizes))) == _legal_splits(sizes)
+
+
+def _plain_water_in_range(farm, cell: int) -> int:
+    return sum(w for t, w in farm.tower_water.items() if w and farm.tower_in_range(t, cell))
+
+
+def _plain_act_legal(game: Game, p: int) -> list[int]:
+    """The act legality as the rules list it, one comprehension per action kind."""
+    L, farm = game.layout, game.farms[p]
+    cost = game.cards.locations[game.picks[p]].cost
+    frontier = sorted(farm.frontier)
+    out = []
+    if farm.coins >= cost.coins and farm.food >= cost.food:
+        out += [L.BUILD + c for c in frontier if _plain_water_in_range(farm, c) >= cost.water]
+    if game.towers_left and farm.coins >= TOWER_COST:
+        out += [L.TOWER + c for c in frontier]
+    if game.silos_left:
+        out += [L.SILO + c for c in frontier]
+    out += [L.MARKET + k for k in range(min(MARKET_SALES - 1, farm.food) + 1)]
+    if farm.coins >= RESTORE_COST:
+        out += [L.RESTORE + c for c in sorted(farm.fallow)]
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_water_in_range_and_act_legality_equal_the_plain_rules(players):
+    acts = 0
+    for _seed, game, rng in _games(players, 4):
+        while not game.is_terminal():
+            if len(game.history) % 7 == 0:
+                for farm in game.farms:
+                    for cell in range(game.geometry.cells):
+                        assert farm.water_in_range(cell) == _plain_water_in_range(farm, cell)
+            if game.decision_kind == "act":
+                assert game.legal_actions() == _plain_act_legal(game, game.current_player)
+                acts += 1
+            game.apply(rng.choice(game.legal_actions()))
+    assert acts > 50
+
+
+def test_legal_action_array_is_the_cached_legal_list():
+    game = Game(num_players=4, seed=3)
+    rng = random.Random(3)
+    while not game.is_terminal():
+        array = game.legal_action_array()
+        assert array.dtype == np.intp and array.ndim == 1 and not array.flags.writeable
+        assert array.tolist() == game.legal_actions()
+        assert game.legal_action_array() is array  # once per state
+        if rng.random() < 0.1:
+            clone = game.clone()
+            assert clone.legal_action_array() is not array and clone.legal_action_array().tolist() == array.tolist()
+            loaded = Game.from_json(game.to_json())
+            assert loaded.legal_action_array().tolist() == array.tolist()
+            game._legal = None  # what the bots' lookahead does after moving a clone by hand
+            assert game.legal_action_array() is not array
+        game.apply(rng.choice(game.legal_actions()))
+        assert game.legal_action_array() is not array or array.size == 0
+    assert game.legal_action_array().tolist() == [] == game.legal_actions()
