@@ -6,7 +6,10 @@ common letter, the start pads, the first player, every round's roll) is drawn fr
 clones and JSON round trips are exact and the same seed with the same actions is the same game.
 
 Speed: the legal set is read off two bit masks -- the player's empty hexes and the hexes whose colour
-slot is still free -- through precomputed per-row id tables, and ``apply`` checks one move in O(1).
+slot is still free. A normal turn's legal set is a product (available symbols x usable hexes), built
+as the bytes of an intp array from per-hex words and one ``bytes.translate`` per symbol: the read-only index
+array of ``legal_action_array`` (cached per state; ``legal_actions`` is its list). ``apply`` checks one
+move in O(1) from a per-id decode table. ``legal_actions_plain`` is the reference the tests compare with.
 """
 
 from __future__ import annotations
@@ -57,6 +60,108 @@ _BASES = [30 * s for s in range(SYMBOLS)] + [FALLBACK_START + 30 * j for j in ra
 _TAB: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...] = tuple(
     tuple(tuple(tuple(base + COLS * r + c for c in range(COLS) if m >> c & 1) for m in range(64)) for r in range(ROWS))
     for base in _BASES
+)
+
+
+def legal_actions_plain(game: Game) -> list[int]:
+    """The legal ids of the player to move, ascending, from per-row id tables: the reference for the fast
+    ``Game.legal_action_array`` (and its path for the fallback turns, SV-TURN-5/6)."""
+    p = game.current
+    if p is None:
+        return []
+    pool = game.pool
+    out: list[int] = []
+    m = game.empty[p] & game.free_hexes
+    if m:
+        r0, r1, r2, r3, r4 = m & 63, (m >> 6) & 63, (m >> 12) & 63, (m >> 18) & 63, m >> 24
+        for f in range(6):
+            if pool[f]:
+                for s in SYMBOLS_OF[f]:
+                    t = _TAB[s]
+                    out += t[0][r0]
+                    out += t[1][r1]
+                    out += t[2][r2]
+                    out += t[3][r3]
+                    out += t[4][r4]
+        return out
+    m = game.empty[p]  # fallback (SV-TURN-6): any free slot, any empty hex
+    r0, r1, r2, r3, r4 = m & 63, (m >> 6) & 63, (m >> 12) & 63, (m >> 18) & 63, m >> 24
+    free = game.free_slots
+    for f in range(6):
+        if pool[f]:
+            for k in range(SLOTS):
+                if free >> k & 1:
+                    t = _TAB[SYMBOLS + SLOTS * f + k]
+                    out += t[0][r0]
+                    out += t[1][r1]
+                    out += t[2][r2]
+                    out += t[3][r3]
+                    out += t[4][r4]
+    return out
+
+
+# --- speed tables (tests/sunflower_valley/test_speed_paths.py checks every one against the plain path)
+
+# The legal index array of a normal turn is the product (available symbols s) x (usable hexes h) of the ids
+# 30·s + h, ascending. Speed: it is built as the bytes of an intp array without a Python loop per id or per
+# symbol: _WORDS[j][bits] holds, for the hexes 10j..10j+9 set in ``bits``, one 8-byte word per hex with a
+# marker byte 64 + h and a marker byte 128 + h; ``bytes.translate`` with the table of symbol s turns the
+# markers into the two low bytes of 30·s + h (the six high bytes stay 0), and numpy reads the joined bytes
+# as a read-only intp array (little-endian 8-byte intp; other platforms take the plain path).
+_FAST_ARRAY = np.dtype(np.intp) == np.dtype("<i8")
+_INTP = np.dtype(np.intp)
+_WORDS: tuple[tuple[bytes, ...], ...] = tuple(
+    tuple(
+        b"".join(bytes((64 + 10 * j + c, 128 + 10 * j + c, 0, 0, 0, 0, 0, 0)) for c in range(10) if x >> c & 1)
+        for x in range(1024)
+    )
+    for j in range(3)
+)
+
+
+def _symbol_table(s: int) -> bytes:
+    table = bytearray(256)
+    for h in range(N_HEX):
+        table[64 + h], table[128 + h] = (N_HEX * s + h) & 255, (N_HEX * s + h) >> 8
+    return bytes(table)
+
+
+def _pools(left: int, faces: int) -> list[tuple[int, ...]]:
+    """Every pool of ``faces`` counts summing to at most ``left`` dice."""
+    if faces == 0:
+        return [()]
+    return [(c, *rest) for c in range(left + 1) for rest in _pools(left - c, faces - 1)]
+
+
+_SYMBOL_TABLES = tuple(_symbol_table(s) for s in range(SYMBOLS))
+# _TABLES_OF_POOL[pool] = the translate tables of the symbols a die of the pool can draw, ascending (SV-SYM-7)
+_TABLES_OF_POOL: dict[tuple[int, ...], tuple[bytes, ...]] = {
+    pool: tuple(_SYMBOL_TABLES[s] for f, count in enumerate(pool) if count for s in SYMBOLS_OF[f])
+    for pool in _pools(DICE, len(FACES))
+}
+_NO_ACTIONS = np.zeros(0, np.intp)
+_NO_ACTIONS.setflags(write=False)
+# MOVES[id] = (hex, its bit, symbol drawn, die face, inhabitants gained, slot or -1 = the hex's colour): the
+# decode ``apply`` does with divmod, once per id (SV-SYM-2/3, SV-TURN-6/7)
+MOVES: tuple[tuple[int, int, int, int, int, int], ...] = tuple(
+    (
+        a % N_HEX,
+        1 << a % N_HEX,
+        a // N_HEX,
+        FACE_OF[a // N_HEX],
+        HOUSE_INHABITANTS if a // N_HEX == HOUSE else SUPER_INHABITANTS if a // N_HEX == SUPER else 0,
+        -1,
+    )
+    if a < FALLBACK_START
+    else (
+        (a - FALLBACK_START) % N_HEX,
+        1 << (a - FALLBACK_START) % N_HEX,
+        SUPER if (a - FALLBACK_START) // (SLOTS * N_HEX) == F_SUPER else SUNFLOWER,
+        (a - FALLBACK_START) // (SLOTS * N_HEX),
+        SUPER_INHABITANTS if (a - FALLBACK_START) // (SLOTS * N_HEX) == F_SUPER else 0,
+        (a - FALLBACK_START) // N_HEX % SLOTS,
+    )
+    for a in range(NUM_ACTIONS)
 )
 
 
@@ -192,43 +297,36 @@ class Game:
         """True when the player to move has no empty hex of a free slot's colour (SV-TURN-5/6)."""
         return self.current is not None and not (self.empty[self.current] & self.free_hexes)
 
+    #: the legal index array of this state (``legal_action_array``), None until asked; ``apply`` clears it
+    _legal: np.ndarray | None = None
+
     def legal_actions(self) -> list[int]:
-        p = self.current
-        if p is None:
-            return []
-        pool = self.pool
-        out: list[int] = []
-        m = self.empty[p] & self.free_hexes
-        if m:
-            r0, r1, r2, r3, r4 = m & 63, (m >> 6) & 63, (m >> 12) & 63, (m >> 18) & 63, m >> 24
-            for f in range(6):
-                if pool[f]:
-                    for s in SYMBOLS_OF[f]:
-                        t = _TAB[s]
-                        out += t[0][r0]
-                        out += t[1][r1]
-                        out += t[2][r2]
-                        out += t[3][r3]
-                        out += t[4][r4]
-            return out
-        m = self.empty[p]  # fallback (SV-TURN-6): any free slot, any empty hex
-        r0, r1, r2, r3, r4 = m & 63, (m >> 6) & 63, (m >> 12) & 63, (m >> 18) & 63, m >> 24
-        free = self.free_slots
-        for f in range(6):
-            if pool[f]:
-                for k in range(SLOTS):
-                    if free >> k & 1:
-                        t = _TAB[SYMBOLS + SLOTS * f + k]
-                        out += t[0][r0]
-                        out += t[1][r1]
-                        out += t[2][r2]
-                        out += t[3][r3]
-                        out += t[4][r4]
-        return out
+        """The sorted legal ids of the player to move (a fresh list; see ``legal_action_array``)."""
+        return self.legal_action_array().tolist()
+
+    def legal_action_array(self) -> np.ndarray:
+        """The legal ids as a read-only intp array, computed at most once per state (the AEC env writes
+        its mask with it). Equal to :func:`legal_actions_plain`, in the same (ascending) order."""
+        legal = self._legal
+        if legal is None:
+            p = self.current
+            if p is None:
+                legal = _NO_ACTIONS
+            else:
+                m = self.empty[p] & self.free_hexes
+                tables = _TABLES_OF_POOL.get(tuple(self.pool)) if m and _FAST_ARRAY else None
+                if tables is not None:  # normal turn: marker words translated per symbol (see _WORDS)
+                    w = _WORDS[0][m & 1023] + _WORDS[1][m >> 10 & 1023] + _WORDS[2][m >> 20]
+                    legal = np.frombuffer(b"".join(map(w.translate, tables)), _INTP)
+                else:  # the fallback (SV-TURN-6), a few per cent of the turns
+                    legal = np.array(legal_actions_plain(self), np.intp)
+                    legal.setflags(write=False)
+            self._legal = legal
+        return legal
 
     def legal_mask(self) -> np.ndarray:
         mask = np.zeros(NUM_ACTIONS, np.int8)
-        mask[self.legal_actions()] = 1
+        mask[self.legal_action_array()] = 1
         return mask
 
     def _reject(self, action: Any, why: str) -> IllegalActionError:
@@ -246,20 +344,14 @@ class Game:
             raise self._reject(action, f"outside the action space 0..{NUM_ACTIONS - 1}")
         pool = self.pool
         empty = self.empty[p]
-        if action < FALLBACK_START:  # normal turn (SV-TURN-1..3)
-            s, h = divmod(action, N_HEX)
-            bit = 1 << h
+        h, bit, s, f, gain, k = MOVES[action]  # the decode of the id, precomputed
+        if k < 0:  # normal turn (SV-TURN-1..3)
             if not empty & self.free_hexes & bit:
                 raise self._reject(action, f"{hex_name(h)} is not an empty hex of a free slot's colour")
-            f = FACE_OF[s]
             if not pool[f]:
                 raise self._reject(action, f"no die in the pool shows {FACES[f]}")
             k = self.sheet_map.colour[h]
-            gain = HOUSE_INHABITANTS if s == HOUSE else SUPER_INHABITANTS if s == SUPER else 0  # SV-SYM-2/3
-        else:  # fallback (SV-TURN-6/7, SV-RULING-15)
-            f, rest = divmod(action - FALLBACK_START, SLOTS * N_HEX)
-            k, h = divmod(rest, N_HEX)
-            bit = 1 << h
+        else:  # fallback (SV-TURN-6/7, SV-RULING-15): a sunflower, super with the super die
             if empty & self.free_hexes:
                 raise self._reject(action, "the fallback is only allowed without a usable hex (SV-TURN-5)")
             if not self.free_slots >> k & 1:
@@ -268,20 +360,20 @@ class Game:
                 raise self._reject(action, f"no die in the pool shows {FACES[f]}")
             if not empty & bit:
                 raise self._reject(action, f"{hex_name(h)} is not an empty hex")
-            s, gain = (SUPER, SUPER_INHABITANTS) if f == F_SUPER else (SUNFLOWER, 0)
         self.sheets[p][h] = s
         self.empty[p] = empty & ~bit
         pool[f] -= 1
         self.slot_face[k] = f
         self.free_slots &= ~(1 << k)
         self.free_hexes &= ~self.sheet_map.region_mask[k]
-        if gain:
+        if gain:  # SV-SYM-2/3
             self.inhabitants[p] += gain
         self.turns[p] += 1
         self.turn_in_round += 1
         self.remaining -= 1
         self.history.append(action)
         self._scores = None
+        self._legal = None
         if not self.remaining:  # SV-END-1/2: no sheet has an empty hex
             self.current = None
         elif not self.free_slots:  # SV-ROUND-4/6: all slots taken -> phase C, next round
@@ -320,8 +412,14 @@ class Game:
             d[key] = d[key][:]
         d["variant"] = dict(self.variant)
         d["pads"] = self.pads[:]
-        g.__dict__ = d
+        g.__dict__ = d  # the cached legal array (read-only) is shared until either side applies
         return g
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle and deepcopy without the cached legal array (a copied array would be writeable)."""
+        state = self.__dict__.copy()
+        state.pop("_legal", None)
+        return state
 
     def data_hashes(self) -> dict[str, str]:
         """SHA-256 of the data files the game was built from (the sheet maps and the pads)."""

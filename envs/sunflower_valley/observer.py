@@ -4,10 +4,12 @@ Everything is public (SV-INFO-1, SV-RULING-16), so every viewer sees the same fa
 are rotated so that index 0 is the viewer, index 1 the next seat clockwise, and so on. Hex axes use the
 engine's index ``h = 6·r + c`` (SV-RULING-1). Values are raw counts and flags with finite upper bounds.
 
-Speed: one flat source vector in seat order is kept per game; the sheet planes and per-sheet counts (the
-large part) change only for the hexes that changed since the last fill (a list comparison per sheet finds
-them), the small vectors are rewritten, and a fill copies the source into the buffer through a dozen
-memoryview runs in the viewer's order.
+Speed: one flat source vector in seat order is kept per game and a fill copies it into the buffer through a
+few precomputed memoryview runs in the viewer's order. One turn later (the usual case) only what that turn
+changed is written: the drawn hex's non-zero planes, three counts, the mover's inhabitants and turns, the
+flags, the slot and the pool (``_advance``). A new game's sheets are copied from per-(layout, pad) blocks;
+other states are diffed hex by hex against the last fill (``_resync``) or rebuilt with numpy. The numpy
+rebuild (``fill(..., force_full=True)``) is the plain path the tests compare every fast one with.
 ``python -m farmgames.envs.sunflower_valley.observer`` prints the layout table for the docs.
 """
 
@@ -25,11 +27,11 @@ from farmgames.envs.core.observation import (
     rotated_runs,
 )
 
-from .actions import DICE, FACE_OF, FACES, FALLBACK_START, HOUSE, RAIL_SIDES, SHEEP, SLOTS, STRAIGHT, SUNFLOWER, SUPER
-from .game import MAX_PLAYERS, Game
+from .actions import DICE, FACES, HOUSE, RAIL_SIDES, SHEEP, SLOTS, STRAIGHT, SUNFLOWER, SUPER
+from .game import MAX_PLAYERS, MOVES, Game
 from .hexgrid import N_HEX
-from .scoring import EMPTY
-from .sheets import COLOURS, LAYOUTS, LETTERS, REGION_SIZE
+from .scoring import EMPTY, MOUNTAIN_CELL
+from .sheets import COLOURS, LAYOUTS, LETTERS, PADS, REGION_SIZE
 
 MAX_TURNS = N_HEX - 5 - 1  # 24 empty hexes after the start house (SV-RULING-9)
 MAX_ROUNDS = 24  # 5 players x 24 turns / 5 turns per round
@@ -166,6 +168,10 @@ _COLOUR_ONEHOT = {
     letter: np.array([[float(c == k) for k in range(len(COLOURS))] for c in lay.colour], np.float32)
     for letter, lay in LAYOUTS.items()
 }
+# the planes a drawn symbol sets, as offsets from its hex's place in the "empty" plane (one turn's write)
+_SET_PLANES = tuple(tuple(j * N_HEX for j in range(len(SHEET_PLANES)) if row[j]) for row in _PLANE_VALUES)
+_PLANE_SIZE = len(SHEET_PLANES) * N_HEX
+_IS_SUNFLOWER = tuple(s in (SUNFLOWER, SUPER) for s in range(13))
 # PLAYER_FEATURES column counted per drawn symbol code
 _COUNT_COLUMN = tuple(
     _PF["houses"]
@@ -179,12 +185,53 @@ _COUNT_COLUMN = tuple(
 )
 
 
+def _numpy_source(codes: np.ndarray, letter: str, pads: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The sheet planes (players, planes, hexes) and the players' per-sheet columns (dynamic columns 0) of
+    sheets ``codes`` (players x hexes), from scratch with numpy: the plain path."""
+    planes = _FULL_PLANES[codes + 2].transpose(0, 2, 1)
+    onehot = _COLOUR_ONEHOT[letter]
+    sun = (codes == SUNFLOWER) | (codes == SUPER)
+    players = np.zeros((len(codes), _P), np.float32)
+    players[:, _EMPTY : _EMPTY + len(COLOURS)] = (codes == EMPTY) @ onehot
+    players[:, _SUN : _SUN + len(COLOURS)] = sun @ onehot
+    players[:, _PF["houses"]] = (codes == HOUSE).sum(1)
+    players[:, _PF["sheep"]] = (codes == SHEEP).sum(1)
+    players[:, _PF["sunflowers"]] = sun.sum(1)
+    players[:, _PF["rails"]] = (codes >= STRAIGHT[0]).sum(1)
+    for p, pad in enumerate(pads):
+        players[p, _PAD + LETTERS.index(pad)] = 1
+    return planes, players
+
+
+# a new game's sheets (mountains, the start house, SV-SETUP-3) per (layout letter, pad letter): the sheet
+# and memoryviews of its planes and per-sheet columns from _numpy_source, filled on first use (36 at most)
+_FRESH: dict[tuple[str, str], tuple[list[int], memoryview, memoryview]] = {}
+
+
+def _fresh_block(letter: str, pad: str) -> tuple[list[int], memoryview, memoryview]:
+    block = _FRESH.get((letter, pad))
+    if block is None:
+        sheet = [MOUNTAIN_CELL if c < 0 else EMPTY for c in LAYOUTS[letter].colour]
+        sheet[PADS[pad].hex] = HOUSE
+        planes, players = _numpy_source(np.array([sheet], np.intp), letter, [pad])
+        block = _FRESH[(letter, pad)] = (
+            sheet,
+            memoryview(np.ascontiguousarray(planes, np.float32).reshape(-1)),
+            memoryview(np.ascontiguousarray(players, np.float32).reshape(-1)),
+        )
+    return block
+
+
+_VALLEY_RUNS = {letter: memoryview(v.reshape(-1)) for letter, v in _VALLEY.items()}
+
+
 class Observer:
     """Fills a seat's view of a game into buffers of :attr:`layout` (see the module docstring).
 
     The observer keeps one flat source vector laid out exactly like a buffer but in seat order (the view
     of seat 0); a fill brings it up to date and copies it into the buffer through memoryview runs that put
-    the viewer first on every player axis (``core.observation.rotated_runs``)."""
+    the viewer first on every player axis (``core.observation.rotated_runs``). After editing a game by
+    hand (not through ``apply``), call :meth:`reset`."""
 
     def __init__(self, game: Game | None = None, num_players: int | None = None):
         n = num_players if num_players is not None else game.num_players if game is not None else MAX_PLAYERS
@@ -194,10 +241,13 @@ class Observer:
         self._src_mv = memoryview(self._src)
         self._v = self.layout.views(self._src)
         self._runs = [self._make_runs(n, seat) for seat in range(n)]
+        # speed: the runs as (buffer slice, source memoryview) pairs, sliced once here instead of per fill
+        self._copies = [[(slice(a, b), self._src_mv[c:d]) for a, b, c, d in runs] for runs in self._runs]
         at = {e.name: e.start for e in self.layout.entries}
-        self._sheets_at, self._players_at, self._slots_at, self._game_at = (
+        self._sheets_at, self._players_at, self._valley_at, self._slots_at, self._game_at = (
             at["sheets"],
             at["players"],
+            at["valley"],
             at["slots"],
             at["game"],
         )
@@ -205,7 +255,6 @@ class Observer:
         self._game: Any = None
         self._seen: list[list[int]] = []
         self._history = -1
-        self._mover = 0
         self._first: int = 0
         self._current: int | None = None
         self._round = 0
@@ -226,32 +275,57 @@ class Observer:
     def new_buffer(self) -> ObservationBuffer:
         return self.layout.new_buffer()
 
-    def _sync(self, game: Game) -> int:
-        """Bring the seat-ordered source up to date with ``game``: sheet planes and per-sheet counts change
-        only for the hexes that changed since the last fill. Returns 0 (same state), 1 (one turn later) or
-        2 (anything else: everything was rewritten)."""
-        if game is not self._game:
-            self._rebuild(game)
-            return 2
-        steps = len(game.history)
-        if steps == self._history:
-            return 0
-        mode = 1 if steps == self._history + 1 else 2
-        hexes: Any = (game.history[-1] % N_HEX,) if mode == 1 else range(N_HEX)  # one turn: one hex changed
-        self._history = steps
+    def fill(self, game: Game, seat: int, buffer: ObservationBuffer, force_full: bool = False) -> None:
+        """``seat``'s view of ``game`` into ``buffer``; ``force_full`` rebuilds the source with numpy (the
+        plain path) instead of updating it."""
+        if force_full or game is not self._game:
+            self._rebuild(game, force_full)
+            self._write_state(game)
+        elif len(game.history) != self._history and not (
+            len(game.history) == self._history + 1 and self._advance(game)
+        ):
+            self._resync(game)
+        mv = buffer.mv
+        for where, run in self._copies[seat]:
+            mv[where] = run
+
+    def _rebuild(self, game: Game, plain: bool = False) -> None:
+        """The seat-ordered sheets, per-sheet columns and map from scratch: copied from the per-(layout,
+        pad) blocks when every sheet is as set up, else with numpy (always with ``plain``)."""
+        self._game = game
+        self._history = len(game.history)
+        self._seen = [list(sheet) for sheet in game.sheets]
+        blocks = None if plain else [_fresh_block(game.letter, pad) for pad in game.pads]
+        if blocks is not None and all(b[0] == sheet for b, sheet in zip(blocks, game.sheets, strict=True)):
+            src = self._src_mv
+            i, j = self._sheets_at, self._players_at
+            for _, planes, row in blocks:
+                src[i : i + _PLANE_SIZE] = planes
+                src[j : j + _P] = row
+                i += _PLANE_SIZE
+                j += _P
+            k = self._valley_at
+            src[k : k + len(VALLEY_PLANES) * N_HEX] = _VALLEY_RUNS[game.letter]
+            return
+        v = self._v
+        v["sheets"][:], v["players"][:] = _numpy_source(np.array(game.sheets, np.intp), game.letter, game.pads)
+        v["valley"][:] = _VALLEY[game.letter]
+
+    def _resync(self, game: Game) -> None:
+        """Any later (or earlier) state of the same game: the sheet planes and per-sheet counts of every hex
+        that differs from the last fill, then every dynamic value."""
+        self._history = len(game.history)
         src = self._src_mv
         colour = game.sheet_map.colour
-        plane_size = len(SHEET_PLANES) * N_HEX
         for p, sheet in enumerate(game.sheets):
             seen = self._seen[p]
-            for h in hexes:
+            for h in range(N_HEX):
                 new, old = sheet[h], seen[h]
                 if new == old:
                     continue
                 seen[h] = new
-                self._mover = p
                 values = _PLANE_VALUES[new] if new >= 0 else _EMPTY_VALUES if new == EMPTY else _NO_VALUES
-                i = self._sheets_at + p * plane_size + h
+                i = self._sheets_at + p * _PLANE_SIZE + h
                 for value in values:
                     src[i] = value
                     i += N_HEX
@@ -264,41 +338,64 @@ class Observer:
                         src[row + _COUNT_COLUMN[code]] += sign
                         if code == SUNFLOWER or code == SUPER:
                             src[row + _SUN + k] += sign
-        return mode
+        self._write_state(game)
 
-    def _rebuild(self, game: Game) -> None:
-        """The whole seat-ordered source from scratch (numpy; a new game, a reset or a hand-edited state)."""
-        v = self._v
-        self._game = game
-        self._history = len(game.history)
-        self._seen = [list(sheet) for sheet in game.sheets]
-        codes = np.array(game.sheets, np.intp)
-        v["sheets"][:] = _FULL_PLANES[codes + 2].transpose(0, 2, 1)
-        onehot = _COLOUR_ONEHOT[game.letter]
-        sun = (codes == SUNFLOWER) | (codes == SUPER)
-        players = v["players"]
-        players[:] = 0
-        players[:, _EMPTY : _EMPTY + len(COLOURS)] = (codes == EMPTY) @ onehot
-        players[:, _SUN : _SUN + len(COLOURS)] = sun @ onehot
-        players[:, _PF["houses"]] = (codes == HOUSE).sum(1)
-        players[:, _PF["sheep"]] = (codes == SHEEP).sum(1)
-        players[:, _PF["sunflowers"]] = sun.sum(1)
-        players[:, _PF["rails"]] = (codes >= STRAIGHT[0]).sum(1)
-        for p, pad in enumerate(game.pads):
-            players[p, _PAD + LETTERS.index(pad)] = 1
-        v["valley"][:] = _VALLEY[game.letter]
-
-    def fill(self, game: Game, seat: int, buffer: ObservationBuffer, force_full: bool = False) -> None:
-        if force_full:
-            self._game = None
-        mode = self._sync(game)
-        if mode == 2:
-            self._write_state(game)
-        elif mode == 1:
-            self._write_step(game)
-        mv, src = buffer.mv, self._src_mv
-        for a, b, c, d in self._runs[seat]:
-            mv[a:b] = src[c:d]
+    def _advance(self, game: Game) -> bool:
+        """The state one ``apply`` after the last fill: write only what that turn changed (the drawn hex
+        went from empty to its symbol, SV-TURN-3/6). False, with nothing written, when the last action does
+        not match the player who was to move (the caller then resyncs)."""
+        p = self._current
+        if p is None:
+            return False
+        h, _, s, f, _, k = MOVES[game.history[-1]]
+        seen = self._seen[p]
+        if seen[h] != EMPTY or game.sheets[p][h] != s:
+            return False
+        seen[h] = s
+        self._history += 1
+        src = self._src_mv
+        i = self._sheets_at + p * _PLANE_SIZE + h
+        src[i] = 0.0  # the "empty" plane; the symbol's planes were all 0 on an empty hex
+        for offset in _SET_PLANES[s]:
+            src[i + offset] = 1.0
+        base = self._players_at
+        row = base + p * _P
+        colour = game.sheet_map.colour[h]
+        src[row + _EMPTY + colour] -= 1.0
+        src[row + _COUNT_COLUMN[s]] += 1.0
+        if _IS_SUNFLOWER[s]:
+            src[row + _SUN + colour] += 1.0
+        src[row] = game.inhabitants[p]
+        src[row + 1] = game.turns[p]
+        if k < 0:  # a normal turn's die goes to the slot of the hex's colour (SV-TURN-2)
+            k = colour
+        first, current = game.first, game.current
+        if first != self._first:
+            src[base + self._first * _P + 6] = 0.0
+            src[base + first * _P + 6] = 1.0
+        if current != p:
+            src[row + 7] = 0.0
+            if current is not None:
+                src[base + current * _P + 7] = 1.0
+        self._first, self._current = first, current
+        i = self._slots_at
+        if game.round != self._round:  # all slots were taken: a new round (SV-ROUND-4/6)
+            self._round = game.round
+            src[i : i + SLOTS * _SLOT_W] = self._slot_zeros
+            for slot in range(SLOTS):
+                src[i + slot * _SLOT_W] = 1.0
+            self._write_game(game)
+            return True
+        i += k * _SLOT_W
+        src[i] = 0.0
+        src[i + 1 + f] = 1.0
+        i = self._game_at  # same round: one die left the pool, one more turn taken
+        src[i + f] = game.pool[f]
+        i += _ROUND
+        src[i + 1] = game.turn_in_round
+        src[i + 2] = not (game.empty[current] & game.free_hexes) if current is not None else False
+        src[i + 4] = current is None
+        return True
 
     def _write_state(self, game: Game) -> None:
         """Every dynamic value (players' inhabitants, turns and flags, slots, pool and round) from scratch."""
@@ -317,48 +414,6 @@ class Observer:
             src[i + k * _SLOT_W + 1 + f] = 1.0
         self._first, self._current, self._round = first, current, game.round
         self._write_game(game)
-
-    def _write_step(self, game: Game) -> None:
-        """Only what one turn changed: the mover's inhabitants and turns, the first/to-move flags, the slot
-        the die went to (every slot on a new round), the pool and round."""
-        src = self._src_mv
-        action = game.history[-1]
-        if action < FALLBACK_START:
-            f, k = FACE_OF[action // N_HEX], game.sheet_map.colour[action % N_HEX]
-        else:
-            f, rest = divmod(action - FALLBACK_START, SLOTS * N_HEX)
-            k = rest // N_HEX
-        base = self._players_at
-        i = base + self._mover * _P
-        src[i] = game.inhabitants[self._mover]
-        src[i + 1] = game.turns[self._mover]
-        first, current = game.first, game.current
-        if first != self._first:
-            src[base + self._first * _P + 6] = 0.0
-            src[base + first * _P + 6] = 1.0
-        if current != self._current:
-            if self._current is not None:
-                src[base + self._current * _P + 7] = 0.0
-            if current is not None:
-                src[base + current * _P + 7] = 1.0
-        self._first, self._current = first, current
-        i = self._slots_at
-        if game.round != self._round:
-            self._round = game.round
-            src[i : i + SLOTS * _SLOT_W] = self._slot_zeros
-            for slot in range(SLOTS):
-                src[i + slot * _SLOT_W] = 1.0
-            self._write_game(game)
-            return
-        i += k * _SLOT_W
-        src[i] = 0.0
-        src[i + 1 + f] = 1.0
-        i = self._game_at  # same round: one die left the pool, one more turn taken
-        src[i + f] = game.pool[f]
-        i += _ROUND
-        src[i + 1] = game.turn_in_round
-        src[i + 2] = not (game.empty[current] & game.free_hexes) if current is not None else False
-        src[i + 4] = current is None
 
     def _write_game(self, game: Game) -> None:
         src, i = self._src_mv, self._game_at
