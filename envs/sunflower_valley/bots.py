@@ -46,6 +46,7 @@ from .actions import (
     SYMBOLS_OF,
 )
 from .hexgrid import EDGE, N_HEX, NEIGHBOUR, NEIGHBOUR_MASK, NEIGHBOURS
+from .projection import SheetContext
 from .scoring import EMPTY, PAIR_POINTS, UNPAIRED_POINTS, analyse
 
 __all__ = ["HeuristicBot", "RandomBot", "projected"]
@@ -100,23 +101,33 @@ def projected(sheet: list[int], mountains: tuple[int, ...], children: bool, t: f
     return value + t * hope
 
 
-@lru_cache(maxsize=1 << 15)
-def _projected(sheet: tuple[int, ...], mountains: tuple[int, ...], children: bool, t: float) -> float:
-    """``projected`` memoised on the sheet's contents (bounded LRU shared by every bot).
-
-    Speed: a decision values every candidate sheet of its own seat and, for the denial term, every candidate of
-    the next seat, which that seat then values again at its own decision on the same sheet and turn count; the
-    projection (``scoring.analyse``) was ~90% of the bot's time. tests/speed/test_bot_fast_paths.py compares the
-    memoised and the plain values."""
-    return projected(list(sheet), mountains, children, t)
-
-
 @lru_cache(maxsize=1 << 12)
+def _context(sheet: tuple[int, ...], mountains: tuple[int, ...], children: bool) -> SheetContext:
+    """The sheet analysed once (``projection.SheetContext``), memoised on its contents (bounded LRU shared by
+    every bot), with a memo of the candidate values asked of it.
+
+    Speed: a decision values every candidate of its own sheet, one symbol away from it, and for the denial
+    term every candidate of the next seat, which that seat then values again at its own decision on the same
+    sheet and turn count; ``scoring.analyse`` per candidate was ~90% of the bot's time. The context merges
+    the one settlement, flock or chain a symbol changes instead; tests/speed/test_bot_fast_paths_kh_sv.py
+    compares its values with ``projected`` on random and played sheets."""
+    return SheetContext(sheet, mountains, children)
+
+
+def _projected(sheet: tuple[int, ...], mountains: tuple[int, ...], children: bool, t: float) -> float:
+    """``projected`` through the memoised context (bit for bit the same value)."""
+    return _context(sheet, mountains, children).value(t)
+
+
 def _unpaired_houses(sheet: tuple[int, ...], mountains: tuple[int, ...], children: bool) -> int:
     """Mask of the houses of ``sheet`` without a sheep (``HeuristicBot._unpaired_house_mask``), memoised."""
-    info = analyse(list(sheet), mountains, children)
-    paired = {h for _, h in info.pairs}
-    return sum(1 << h for h in range(N_HEX) if sheet[h] == HOUSE and h not in paired)
+    return _context(sheet, mountains, children).unpaired_houses()
+
+
+@lru_cache(maxsize=256)
+def _hexes_of(mask: int) -> tuple[int, ...]:
+    """The hexes of a region mask, ascending (memoised: a layout has five regions)."""
+    return tuple(h for h in range(N_HEX) if mask >> h & 1)
 
 
 def _open_ends(sheet: list[int], h: int) -> list[int]:
@@ -183,26 +194,39 @@ class HeuristicBot(Bot):
         return best
 
     def _values(self, game: Any, p: int, moves: list[int]) -> dict[int, float]:
-        """The projected-score change of every normal move in ``moves`` for seat ``p``'s sheet."""
+        """The projected-score change of every normal move in ``moves`` for seat ``p``'s sheet.
+
+        Speed: the sheet's context (``_context``) values each candidate from the one analysis of the sheet
+        and keeps the values (the next seat asks for the same ones, see ``_with_denial``); a sunflower's
+        region majority is computed once per colour, the mountains next to it from the layout's mask."""
         sheet = game.sheets[p]
-        mountains = game.sheet_map.mountains
+        layout = game.sheet_map
+        mountains = layout.mountains
         t = max(TOTAL_TURNS - game.turns[p] - 1, 0) / TOTAL_TURNS
-        children = game.children
-        base = _projected(tuple(sheet), mountains, children, t)
-        unpaired_near = self._unpaired_house_mask(sheet, mountains, children)
+        ctx = _context(tuple(sheet), mountains, game.children)
+        base = ctx.base_value(t)
+        unpaired_near = ctx.unpaired_houses()
+        memo = ctx.memo
+        majority: dict[int, float] = {}
         out = {}
         for a in moves:
             s, h = divmod(a, N_HEX)
             if s == SUNFLOWER or s == SUPER:
-                value = self._sunflower_value(game, p, h, unpaired_near) + (INHABITANT_VALUE if s == SUPER else 0)
+                k = layout.colour[h]
+                lead = majority.get(k)
+                if lead is None:
+                    lead = majority[k] = self._majority_value(game, p, h)
+                near = NEIGHBOUR_MASK[h]  # _sunflower_value, with the same float operations
+                value = (near & layout.mountain_mask).bit_count() + lead - 0.5 * (near & unpaired_near).bit_count()
+                value += INHABITANT_VALUE if s == SUPER else 0
             elif IS_RAIL[s] and not _rail_useful(sheet, h, s):
                 value = -1.0
             else:
-                sheet[h] = s
-                try:
-                    value = _projected(tuple(sheet), mountains, children, t) - base
-                finally:
-                    sheet[h] = EMPTY
+                key = (a, t)
+                v = memo.get(key)
+                if v is None:
+                    v = memo[key] = ctx.value_with(s, h, t)
+                value = v - base
                 if s == HOUSE:
                     value += 2 * INHABITANT_VALUE
             out[a] = value
@@ -221,18 +245,25 @@ class HeuristicBot(Bot):
             else self._moves_for(game, q)
         )
         opp = self._values(game, q, theirs)
-        best_by: dict[tuple[int, int], float] = {}
+        best_by: dict[int, float] = {}  # 8 * face + colour -> the next seat's best value with that die
         colour = game.sheet_map.colour
         for a, v in opp.items():
-            key = (FACE_OF[a // N_HEX], colour[a % N_HEX])
+            key = 8 * FACE_OF[a // N_HEX] + colour[a % N_HEX]
             if v > best_by.get(key, float("-inf")):
                 best_by[key] = v
+        kept = [(key >> 3, key & 7, w) for key, w in best_by.items()]
         out = {}
         pool = game.pool
+        weight = self.denial / (game.num_players - 1)
+        left_by: dict[int, float] = {}  # 8 * face + colour of my move -> the best the next seat keeps
         for a, v in values.items():
             f, k = FACE_OF[a // N_HEX], colour[a % N_HEX]
-            left = max((w for (g, c), w in best_by.items() if c != k and (g != f or pool[f] > 1)), default=0.0)
-            out[a] = v - self.denial / (game.num_players - 1) * left
+            left = left_by.get(8 * f + k)
+            if left is None:
+                left = left_by[8 * f + k] = max(
+                    (w for g, c, w in kept if c != k and (g != f or pool[f] > 1)), default=0.0
+                )
+            out[a] = v - weight * left
         return out
 
     @staticmethod
@@ -251,9 +282,8 @@ class HeuristicBot(Bot):
         """C change of one more sunflower of ``p`` in the region of ``h``."""
         k = game.sheet_map.colour[h]
         region = game.sheet_map.region_mask[k]
-        counts = [
-            sum(1 for x in range(N_HEX) if region >> x & 1 and sheet[x] in (SUNFLOWER, SUPER)) for sheet in game.sheets
-        ]
+        hexes = _hexes_of(region)  # the region's 5 hexes, not a scan of the sheet
+        counts = [sum(1 for x in hexes if sheet[x] == SUNFLOWER or sheet[x] == SUPER) for sheet in game.sheets]
         mine = counts[p]
         rival = max(c for q, c in enumerate(counts) if q != p)
         if mine > rival:

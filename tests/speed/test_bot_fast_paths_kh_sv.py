@@ -126,6 +126,81 @@ def test_key_harvest_memo_tables_are_bounded():
 # ------------------------------------------------------------------------------------ Sunflower Valley
 
 
+def _random_sheet(rng: random.Random, layout) -> list[int]:
+    from farmgames.envs.sunflower_valley.scoring import EMPTY, MOUNTAIN_CELL
+
+    sheet = [MOUNTAIN_CELL if c < 0 else EMPTY for c in layout.colour]
+    density = rng.random()
+    for h in range(len(sheet)):
+        if sheet[h] == EMPTY and rng.random() < density:
+            sheet[h] = rng.choices(range(13), (3, 2, 1, 1) + (1,) * 9)[0]  # houses and sheep more often
+    return sheet
+
+
+def test_sunflower_valley_projection_equals_the_plain_one_on_random_sheets():
+    """``SheetContext.value`` / ``value_with`` against ``bots.projected`` (scoring.analyse on the whole
+    sheet) for the sheet and every symbol in every empty hex, both variants; and the unpaired houses."""
+    from farmgames.envs.sunflower_valley import bots as sv_bots
+    from farmgames.envs.sunflower_valley.projection import SheetContext, _chains
+    from farmgames.envs.sunflower_valley.scoring import EMPTY, analyse, rail_chains
+    from farmgames.envs.sunflower_valley.sheets import LAYOUTS
+
+    rng = random.Random(17)
+    letters = sorted(LAYOUTS)
+    checked = 0
+    for _ in range(250):
+        layout = LAYOUTS[rng.choice(letters)]
+        sheet = _random_sheet(rng, layout)
+        children = rng.random() < 0.3
+        t = rng.choice((0.0, 0.5, 23 / 24))
+        context = SheetContext(sheet, layout.mountains, children)
+        assert context.value(t) == sv_bots.projected(sheet, layout.mountains, children, t)  # bit for bit
+        info = analyse(sheet, layout.mountains, children)
+        paired = {h for _, h in info.pairs}
+        unpaired = sum(1 << h for h, v in enumerate(sheet) if v == sv_bots.HOUSE and h not in paired)
+        assert context.unpaired_houses() == unpaired
+        plain_chains = rail_chains(sheet)
+        assert [(c[0].bit_count(), c[1], c[2]) for c in _chains(sheet)] == [
+            (len(set(hexes)), len(hexes), min(hexes)) for hexes, _, _ in plain_chains
+        ]
+        for h in range(len(sheet)):
+            if sheet[h] != EMPTY:
+                continue
+            for symbol in range(13):
+                sheet[h] = symbol
+                want = sv_bots.projected(sheet, layout.mountains, children, t)
+                sheet[h] = EMPTY
+                assert context.value_with(symbol, h, t) == want, (sheet, symbol, h, children, t)
+                checked += 1
+    assert checked > 20000
+
+
+def test_sunflower_valley_projection_equals_the_plain_one_on_played_sheets():
+    from farmgames.envs.sunflower_valley import bots as sv_bots
+    from farmgames.envs.sunflower_valley.game import Game
+    from farmgames.envs.sunflower_valley.projection import SheetContext
+    from farmgames.envs.sunflower_valley.scoring import EMPTY
+
+    checked = 0
+    for seed, children in ((3, False), (4, True)):
+        game = Game(num_players=3, seed=seed, children=children)
+        bots = [sv_bots.HeuristicBot(seed=seed), RandomBot(seed=seed), sv_bots.HeuristicBot(seed=seed + 1)]
+        while not game.is_terminal():
+            p = game.current_player
+            sheet, mountains = list(game.sheets[p]), game.sheet_map.mountains
+            t = max(sv_bots.TOTAL_TURNS - game.turns[p] - 1, 0) / sv_bots.TOTAL_TURNS
+            context = SheetContext(sheet, mountains, children)
+            for h in range(len(sheet)):
+                if sheet[h] == EMPTY:
+                    for symbol in range(13):
+                        sheet[h] = symbol
+                        assert context.value_with(symbol, h, t) == sv_bots.projected(sheet, mountains, children, t)
+                        sheet[h] = EMPTY
+                        checked += 1
+            game.apply(bots[p].act(game))
+    assert checked > 5000
+
+
 def test_sunflower_valley_memoised_projection_equals_the_plain_one():
     from farmgames.envs.core.bots import RandomBot
     from farmgames.envs.sunflower_valley import bots as sv_bots
