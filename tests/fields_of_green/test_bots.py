@@ -13,8 +13,11 @@ from farmgames.envs.fields_of_green import Game
 from farmgames.envs.fields_of_green import bots as bots_module
 from farmgames.envs.fields_of_green.bots import (
     BOTS,
+    LITE_WEIGHTS,
     Bot,
     HeuristicBot,
+    HeuristicWeights,
+    LiteHeuristicBot,
     RandomBot,
     make_bot,
     play_game,
@@ -54,7 +57,7 @@ def test_heuristic_plays_variants_and_small_farms():
         _checked_game(bots, seed=20 + i, **variant)
 
 
-@pytest.mark.parametrize("name", ["random", "heuristic"])
+@pytest.mark.parametrize("name", ["random", "heuristic", "heuristic_lite"])
 def test_same_seed_same_game(name):
     def history(bot_seed):
         bots = [make_bot(name, seed=bot_seed + i) for i in range(3)]
@@ -93,7 +96,7 @@ def test_heuristic_beats_random_clearly():
 
 
 def test_registry_and_make_bot():
-    assert set(BOTS) == {"random", "heuristic"}
+    assert set(BOTS) == {"random", "heuristic", "heuristic_lite"}
     for name in BOTS:
         bot = make_bot(name, seed=3)
         assert isinstance(bot, Bot)
@@ -106,7 +109,7 @@ def test_registry_and_make_bot():
     assert "heuristic" in str(err.value) and "random" in str(err.value)
 
 
-@pytest.mark.parametrize("name", ["random", "heuristic"])
+@pytest.mark.parametrize("name", ["random", "heuristic", "heuristic_lite"])
 def test_bot_refuses_a_finished_game(name):
     game = play_game([make_bot("random", seed=i) for i in range(2)], seed=1)
     with pytest.raises(ValueError, match="game is over"):
@@ -119,6 +122,37 @@ def test_heuristic_weights_can_be_overridden():
     game = Game(num_players=2, seed=4)
     action = bot.act(game)
     assert action in game.legal_actions()
+
+
+def test_lite_bot_is_the_heuristic_with_a_narrower_search():
+    """``heuristic_lite`` (docs/fields_of_green/bots.md, "A lighter search") is ``HeuristicBot`` with
+    ``LITE_WEIGHTS``: fewer cells per card, one tower and silo cell, one cell per design in the draw split;
+    the defaults stay the full search (the golden games below are the full bot's)."""
+    full, lite = HeuristicWeights(), LiteHeuristicBot(seed=0).w
+    assert lite == LITE_WEIGHTS and isinstance(LiteHeuristicBot(seed=0), HeuristicBot)
+    assert (full.pick_cells, full.build_cells, full.structure_cells, full.split_cells) == (3, 3, 2, 3)
+    assert lite.pick_cells < full.pick_cells and lite.build_cells < full.build_cells
+    assert lite.structure_cells < full.structure_cells and lite.split_cells < full.split_cells
+    assert LiteHeuristicBot(seed=0, deny=0.0).w == HeuristicWeights(**{**LITE_WEIGHTS.__dict__, "deny": 0.0})
+    game, count = _checked_game([LiteHeuristicBot(seed=1), RandomBot(seed=2), LiteHeuristicBot(seed=3)], seed=9)
+    assert count > 100 and set(game.winners()) & {0, 2}
+
+
+@pytest.mark.parametrize("cells", [1, 3])
+def test_split_reads_the_split_cells_weight(cells, monkeypatch):
+    """The draw split values every design on ``split_cells`` frontier cells (``_quick_card``)."""
+    seen = []
+    original = HeuristicBot._quick_card
+
+    def spy(self, farm, card, ctx, cells=4, fc=None):
+        seen.append(cells)
+        return original(self, farm, card, ctx, cells, fc)
+
+    monkeypatch.setattr(HeuristicBot, "_quick_card", spy)
+    game = Game(num_players=2, seed=5)
+    assert game.decision_kind == "split"
+    HeuristicBot(seed=0, split_cells=cells).act(game)
+    assert seen and set(seen) == {cells}
 
 
 # --------------------------------------------------------------------------------------------
