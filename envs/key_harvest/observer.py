@@ -222,7 +222,9 @@ TILE_PLACES = ("bag", "fallow")
 
 # (decision frame, event kind) -> the float block of state[_PHASE0:] followed by ctx_spaces: the context
 # part of the observation depends on nothing else (see Observer._context), so every observer shares them
-_CONTEXTS: dict[tuple, memoryview] = {}
+_CONTEXTS: dict[tuple, bytes] = {}  # (bytes: not tracked by the garbage collector, unlike memoryviews)
+# byte b -> the float32 bytes of its 8 bits, low bit first (``bits`` of a bitmask, 8 spaces at a time)
+_BYTE_FLOATS = tuple(struct.pack("8f", *(b >> j & 1 for j in range(8))) for b in range(256))
 _TOWNS: dict[tuple, memoryview] = {}  # (players, viewer, *town) -> the townsfolk entry's floats
 
 # offsets in a player row (PLAYER_FEATURES) of the fast path's single writes
@@ -245,10 +247,21 @@ class _Plan:
     viewer's own values, and what the buffer holds: the master's epoch, the position in the observer's
     ``_dirty`` up to which it is current and the own blocks last written."""
 
-    __slots__ = ("flat", "seat", "copies", "full", "own_dst", "stamp", "epoch", "pos", "own")
+    __slots__ = ("flat", "seat", "copies", "boards", "full", "own_dst", "stamp", "epoch", "pos", "own")
 
-    def __init__(self, flat: np.ndarray, seat: int, copies: list, full: list, own_dst: tuple, stamp: int, epoch: int):
-        self.flat, self.seat, self.copies, self.full, self.own_dst = flat, seat, copies, full, own_dst
+    def __init__(
+        self,
+        flat: np.ndarray,
+        seat: int,
+        copies: list,
+        boards: list,
+        full: list,
+        own_dst: tuple,
+        stamp: int,
+        epoch: int,
+    ):
+        self.flat, self.seat, self.copies, self.boards, self.full = flat, seat, copies, boards, full
+        self.own_dst = own_dst
         self.stamp, self.epoch, self.pos, self.own = stamp, epoch, 0, None
 
 
@@ -273,6 +286,7 @@ class Observer:
     _pack_stock = struct.Struct(f"{NUM_CROPS}f").pack_into  # stock_*
     _pack_tiles = struct.Struct(f"{2 + len(EVENTS)}f").pack_into  # bag_fields, bag_events, events_out_*
     _pack_turn = struct.Struct("17f").pack_into  # letter_a .. rebenefit_surveyor
+    _pack_context = struct.Struct(f"{NSF - _PHASE0}f").pack  # phase_turn .. extra_carter
 
     def __init__(self, game: Any, **_: Any):
         n = game.num_players
@@ -362,7 +376,9 @@ class Observer:
         self._plans: dict[int, _Plan] = {}  # id(buffer.flat) -> its plan (see _plan)
         self._dirty: list[int] = []  # the master's regions (R_*) in the order written; plans keep a position
         self._epoch = 0  # bumped when the master is rewritten whole or _dirty restarts: plans then copy all
-        self._context_view = mv[state + _PHASE0 : e["ctx_spaces"].stop]  # state's context part + ctx_spaces
+        # state's context part and ctx_spaces, as bytes (the _CONTEXTS blocks are bytes)
+        self._context_bytes = mv.cast("B")[4 * (state + _PHASE0) : 4 * e["ctx_spaces"].stop]
+        assert NUM_SPACES % 8 == 0
         self._game: Any = None  # the game the master follows, its change log and the log entries applied
         self._log: list[int] | None = None
         self._pos = 0
@@ -372,6 +388,7 @@ class Observer:
         """Drop the record of what the master shows (the next writes start from a zeroed master)."""
         n = self.num_players
         self._own: list[tuple | None] = [None] * n  # per viewer: its own values as float blocks (None: stale)
+        self._pools: list[list[int] | None] = [None] * n  # per viewer: others_start_pool
         self._board_seen: list[tuple] = [(0, 0, 0, [-1] * NUM_SPACES)] * n  # fields, unharvested, workers, at
         self._counters_seen: list[tuple | None] = [None] * n  # (net, min_net) written
         self._new_seen: list[tuple | None] = [None] * n  # store*_new flags written
@@ -444,7 +461,8 @@ class Observer:
     #   has a plan (``_plan``): per region, the memoryview copies that put it in the viewer's rotation, and
     #   the position in ``_dirty`` up to which the buffer is current, so a fill copies only the regions
     #   written since the buffer's last fill (usually a player row and the state tail; the boards, ~65% of
-    #   the floats, rarely). The values that depend on the viewer (its own supply in its row and in
+    #   the floats, rarely; when many regions were written, the merged copies of all regions but the
+    #   boards, and the boards written). The values that depend on the viewer (its own supply in its row and in
     #   ``state``, the pool of the others' start counters, the townsfolk columns) lie outside every region
     #   and are written when they change. A plan is trusted only while the buffer's ``memo`` holds the
     #   plan's stamp (``fill_plain`` and other observers' fills change it) and the master was not rewritten
@@ -481,11 +499,16 @@ class Observer:
             or buffer.memo.get(_MEMO) != plan.stamp
         ):
             plan = self._plan(buffer, seat)
+            for dst, src in plan.boards:
+                dst[:] = src
             for dst, src in plan.full:
                 dst[:] = src
         elif len(dirty) > plan.pos:
             regions = set(dirty[plan.pos :])
-            if len(regions) > _FEW:  # most of the buffer: the merged copies are fewer
+            if len(regions) > _FEW:  # many regions: the merged copies of all but the boards, and the boards written
+                for r, (dst, src) in enumerate(plan.boards):
+                    if r in regions:  # (R_BOARD + r, R_BOARD == 0) the boards are 65% of the floats
+                        dst[:] = src
                 for dst, src in plan.full:
                     dst[:] = src
             else:
@@ -504,8 +527,9 @@ class Observer:
 
     def _plan(self, buffer: ObservationBuffer, seat: int) -> _Plan:
         """The copies from the master's regions into ``buffer`` for ``seat`` (player axes rotated, the
-        viewer's own values left out), the same copies merged where they continue each other (used when
-        many regions changed) and the views of the own values; kept per buffer."""
+        viewer's own values left out), the boards' copies, the copies of all other regions merged where they
+        continue each other (used when many regions changed) and the views of the own values; kept per
+        buffer."""
         e, n = self.layout.entry, self.num_players
         regions: list[list[tuple[int, int, int]]] = [[] for _ in range(R_COUNT)]  # (dst, src, length)
         wb, ws, p0 = NUM_SPACES * N_PLANES, STORE_SPACES * NUM_SPACES, e["players"].start
@@ -527,10 +551,11 @@ class Observer:
             return dst[a:b], src[c:d]
 
         copies = [tuple(views(a, a + m, b, b + m) for a, b, m in runs) for runs in regions]
-        full = [views(*run) for run in merge_runs(sorted(run for runs in regions for run in runs))]
+        boards = [copies[R_BOARD + q][0] for q in range(n)]
+        full = [views(*run) for run in merge_runs(sorted(run for runs in regions[R_STORE:] for run in runs))]
         town, own_state = e["townsfolk"], state + _SF["own_wheat"]
         own_dst = (dst[p0 + own0 : p0 + own1], dst[own_state : own_state + 2 * NUM_CROPS], dst[town.start : town.stop])
-        plan = _Plan(buffer.flat, seat, copies, full, own_dst, next(_STAMPS), self._epoch)
+        plan = _Plan(buffer.flat, seat, copies, boards, full, own_dst, next(_STAMPS), self._epoch)
         buffer.memo[_MEMO] = plan.stamp
         if len(self._plans) > 64:  # buffers of envs long gone
             self._plans.clear()
@@ -552,11 +577,19 @@ class Observer:
             town = _TOWNS[key] = memoryview(struct.pack(f"{len(values)}f", *values)).cast("f")
         blocks = (
             memoryview(self._pack_own_row(1, *own, *own)).cast("f"),
-            memoryview(self._pack_own_state(*own, *others_start_pool(game, seat))).cast("f"),
+            memoryview(self._pack_own_state(*own, *self._pool(game, seat))).cast("f"),
             town,
         )
         self._own[seat] = blocks
         return blocks
+
+    def _pool(self, game: Any, seat: int) -> list[int]:
+        """others_start_pool of ``seat`` (the start counters do not change during a game: kept until the
+        next full sync)."""
+        pool = self._pools[seat]
+        if pool is None:
+            pool = self._pools[seat] = others_start_pool(game, seat)
+        return pool
 
     def _sync(self, game: Any) -> None:
         """Bring the master (seat order, seen by nobody) up to date with ``game``: the parts named in the
@@ -860,15 +893,16 @@ class Observer:
             self._frame_seen, self._event_seen = f, ev
             context = (f, EVENT_TILES[ev - NUM_SPACES] if ev >= 0 else -1)
             block = _CONTEXTS.get(context)
-            if block is None:  # the plain computation, cut to the context part, and ctx_spaces
+            if block is None:  # the plain computation, cut to the context part, and ctx_spaces (as bits())
                 out = [0.0] * NSF
                 if f is not None:
                     self._context(game, f, out)
                 if len(_CONTEXTS) >= 8192:  # a few MB, shared by every observer
                     _CONTEXTS.clear()
-                values = np.concatenate([np.array(out[_PHASE0:], np.float32), bits(_ctx_mask(f))])
-                block = _CONTEXTS[context] = memoryview(values)  # type: ignore[arg-type]
-            self._context_view[:] = block
+                m = _ctx_mask(f)
+                ctx = b"".join([_BYTE_FLOATS[m >> i & 255] for i in range(0, NUM_SPACES, 8)])
+                block = _CONTEXTS[context] = self._pack_context(*out[_PHASE0:]) + ctx
+            self._context_bytes[:] = block
             self._dirty.append(R_STATE)
 
     def _write_store(self, game: Any, v: dict, k: int, q: int) -> None:
