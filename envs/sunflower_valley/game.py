@@ -8,8 +8,10 @@ clones and JSON round trips are exact and the same seed with the same actions is
 Speed: the legal set is read off two bit masks -- the player's empty hexes and the hexes whose colour
 slot is still free. A normal turn's legal set is a product (available symbols x usable hexes), built
 as the bytes of an intp array from per-hex words and one ``bytes.translate`` per symbol: the read-only index
-array of ``legal_action_array`` (cached per state; ``legal_actions`` is its list). ``apply`` checks one
-move in O(1) from a per-id decode table. ``legal_actions_plain`` is the reference the tests compare with.
+array of ``legal_action_array`` (cached per state; ``legal_actions`` is its list); ``legal_mask_bytes`` is
+the same set as one 0/1 byte per id, the usable hexes' bytes repeated per symbol (cached per state).
+``apply`` checks one move in O(1) from a per-id decode table. ``legal_actions_plain`` is the reference the
+tests compare with.
 """
 
 from __future__ import annotations
@@ -139,6 +141,13 @@ _TABLES_OF_POOL: dict[tuple[int, ...], tuple[bytes, ...]] = {
     pool: tuple(_SYMBOL_TABLES[s] for f, count in enumerate(pool) if count for s in SYMBOLS_OF[f])
     for pool in _pools(DICE, len(FACES))
 }
+# The same product as a 0/1 byte per id (``legal_mask_bytes``): _HEX_BYTES[bits] is one byte per hex of a run
+# of 10 (1 when set in ``bits``); the usable hexes' 30 bytes, repeated once per symbol of every face with a
+# die in the pool and zeros for the others, are the bytes of the normal ids 30·s + h (the faces draw the
+# consecutive symbols SYMBOLS_OF[f] in face order, SV-SYM-7; a test checks it).
+_HEX_BYTES: tuple[bytes, ...] = tuple(bytes(x >> c & 1 for c in range(10)) for x in range(1024))
+_ZERO_1, _ZERO_3, _ZERO_6 = bytes(N_HEX), bytes(3 * N_HEX), bytes(6 * N_HEX)
+_ZERO_FALLBACK = bytes(NUM_ACTIONS - FALLBACK_START)
 _NO_ACTIONS = np.zeros(0, np.intp)
 _NO_ACTIONS.setflags(write=False)
 # MOVES[id] = (hex, its bit, symbol drawn, die face, inhabitants gained, slot or -1 = the hex's colour): the
@@ -324,6 +333,38 @@ class Game:
             self._legal = legal
         return legal
 
+    #: the legal ids as mask bytes (``legal_mask_bytes``), None until asked; ``apply`` clears it
+    _mask_bytes: bytes | None = None
+
+    def legal_mask_bytes(self) -> bytes:
+        """The legal ids as ``num_actions`` bytes, 1 at every legal id and 0 elsewhere, computed at most once
+        per state: an env can copy it into an int8 mask in one memcpy (no index array, no numpy call)."""
+        mask = self._mask_bytes
+        if mask is None:
+            p = self.current
+            m = self.empty[p] & self.free_hexes if p is not None else 0
+            if m:  # normal turn: the usable hexes' bytes once per symbol a die of the pool draws
+                pool = self.pool
+                h = _HEX_BYTES[m & 1023] + _HEX_BYTES[m >> 10 & 1023] + _HEX_BYTES[m >> 20]
+                mask = b"".join(
+                    (
+                        h if pool[0] else _ZERO_1,
+                        h if pool[1] else _ZERO_1,
+                        h if pool[2] else _ZERO_1,
+                        h if pool[3] else _ZERO_1,
+                        h * 3 if pool[4] else _ZERO_3,
+                        h * 6 if pool[5] else _ZERO_6,
+                        _ZERO_FALLBACK,
+                    )
+                )
+            else:  # the fallback (SV-TURN-6) or the end
+                out = bytearray(NUM_ACTIONS)
+                for a in legal_actions_plain(self):
+                    out[a] = 1
+                mask = bytes(out)
+            self._mask_bytes = mask
+        return mask
+
     def legal_mask(self) -> np.ndarray:
         mask = np.zeros(NUM_ACTIONS, np.int8)
         mask[self.legal_action_array()] = 1
@@ -373,7 +414,7 @@ class Game:
         self.remaining -= 1
         self.history.append(action)
         self._scores = None
-        self._legal = None
+        self._legal = self._mask_bytes = None
         if not self.remaining:  # SV-END-1/2: no sheet has an empty hex
             self.current = None
         elif not self.free_slots:  # SV-ROUND-4/6: all slots taken -> phase C, next round
@@ -416,9 +457,10 @@ class Game:
         return g
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickle and deepcopy without the cached legal array (a copied array would be writeable)."""
+        """Pickle and deepcopy without the cached legal ids (a copied array would be writeable)."""
         state = self.__dict__.copy()
         state.pop("_legal", None)
+        state.pop("_mask_bytes", None)
         return state
 
     def data_hashes(self) -> dict[str, str]:

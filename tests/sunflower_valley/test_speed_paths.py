@@ -1,8 +1,9 @@
 """Every speed path of the Sunflower Valley engine and observer against its plain path.
 
-* ``Game.legal_action_array`` (marker words + ``bytes.translate``, cached per state) and ``legal_actions``
-  equal ``legal_actions_plain`` (the per-row id tables) at every state of random games, 2-5 players, both
-  variants, fallback turns included; copies (clone, pickle, deepcopy, JSON) never share a stale cache.
+* ``Game.legal_action_array`` (marker words + ``bytes.translate``, cached per state), ``legal_actions`` and
+  ``legal_mask_bytes`` (spread hex mask x symbol pattern) equal ``legal_actions_plain`` (the per-row id
+  tables) at every state of random games, 2-5 players, both variants, fallback turns included; copies
+  (clone, pickle, deepcopy, JSON) never share a stale cache.
 * ``apply``'s decode table ``MOVES`` equals ``actions.decode``, and ``apply`` accepts exactly the plain legal
   set (SV-TURN-1..7).
 * ``Observer.fill``: the one-turn update (``_advance``), the per-(layout, pad) blocks of a new game, the
@@ -21,7 +22,16 @@ import pytest
 
 from farmgames.envs import sunflower_valley_v0
 from farmgames.envs.core.protocol import IllegalActionError
-from farmgames.envs.sunflower_valley.actions import F_SUPER, FACE_OF, HOUSE, NUM_ACTIONS, SUNFLOWER, SUPER, decode
+from farmgames.envs.sunflower_valley.actions import (
+    F_SUPER,
+    FACE_OF,
+    HOUSE,
+    NUM_ACTIONS,
+    SUNFLOWER,
+    SUPER,
+    SYMBOLS_OF,
+    decode,
+)
 from farmgames.envs.sunflower_valley.game import MOVES, Game, legal_actions_plain
 from farmgames.envs.sunflower_valley.observer import Observer
 from farmgames.envs.sunflower_valley.scenario import scenario
@@ -71,6 +81,9 @@ def test_legal_action_array_equals_the_plain_legal_list(n, children):
         mask = np.zeros(NUM_ACTIONS, np.int8)
         mask[plain] = 1
         assert np.array_equal(g.legal_mask(), mask)
+        mask_bytes = g.legal_mask_bytes()  # the spread-mask product, cached per state too
+        assert isinstance(mask_bytes, bytes) and mask_bytes == mask.tobytes()
+        assert g.legal_mask_bytes() is mask_bytes
         fallbacks += g.fallback()
     assert fallbacks or n == 2  # the fallback path (SV-TURN-6) is exercised too
 
@@ -80,16 +93,21 @@ def test_legal_cache_is_per_state_and_not_shared_by_copies():
     for g in random_games(4, False, 3, 7):
         if g.is_terminal():
             assert g.legal_action_array().size == 0 and g.legal_actions() == []
+            assert g.legal_mask_bytes() == bytes(NUM_ACTIONS)
             continue
         array = g.legal_action_array()
         copies = [g.clone(), pickle.loads(pickle.dumps(g)), copy.deepcopy(g), Game.from_json(g.to_json())]
+        mask_bytes = g.legal_mask_bytes()
         for c in copies:
             a = c.legal_action_array()
             assert a.tolist() == array.tolist() and not a.flags.writeable
+            assert c.legal_mask_bytes() == mask_bytes
         c = copies[0]
         c.apply(rng.choice(c.legal_actions()))  # the clone moves on ...
         assert c.legal_actions() == legal_actions_plain(c)
         assert g.legal_action_array() is array and array.tolist() == legal_actions_plain(g)  # ... g does not
+        assert [a for a, x in enumerate(c.legal_mask_bytes()) if x] == legal_actions_plain(c)
+        assert g.legal_mask_bytes() is mask_bytes
 
 
 def test_scenario_and_json_states_list_the_plain_legal_set():
@@ -104,6 +122,12 @@ def test_scenario_and_json_states_list_the_plain_legal_set():
     for letter in LETTERS:
         h = Game(5, 3, letter=letter)
         assert Game.from_json(h.to_json()).legal_actions() == legal_actions_plain(h)
+
+
+def test_faces_draw_consecutive_symbols_in_face_order():
+    """``legal_mask_bytes`` repeats the hex bytes per face: 1, 1, 1, 1, 3 and 6 symbols, in order."""
+    assert [s for symbols in SYMBOLS_OF for s in symbols] == list(range(13))
+    assert [len(symbols) for symbols in SYMBOLS_OF] == [1, 1, 1, 1, 3, 6]
 
 
 def test_moves_table_decodes_like_actions():
