@@ -708,11 +708,12 @@ class Game:
 
     def _run(self, frame: tuple) -> None:  # noqa: C901 - the rulebook's flow, one branch per frame, read top-down
         kind = frame[0]
-        if kind in _SEAT_FRAMES:
-            self.farms[frame[1]].version += 1  # see _SEAT_FRAMES
         if kind not in _FARM_ONLY_FRAMES:
             self.version += 1  # see _FARM_ONLY_DECISIONS
-        if kind == "year":
+        if kind in _SEAT_FRAMES:
+            self.farms[frame[1]].version += 1  # see _SEAT_FRAMES
+            self._run_for_seat(kind, frame)
+        elif kind == "year":
             if self.year == YEARS:
                 return  # FOG-END-1: nothing more is pushed; the stack empties and the game ends
             self.year += 1  # FOG-UPKEEP-2
@@ -722,16 +723,11 @@ class Game:
         elif kind == "income":
             if self.year >= 2:  # FOG-UPKEEP-4/5
                 self._push_in_order([("income_for", p) for p in self._seats()])
-        elif kind == "income_for":
-            p = frame[1]
-            self._gain(p, INCOME, -1)
         elif kind == "draw":
             self.phase = "draw"
             self.draw_counts = [[0] * 4 for _ in range(self.num_players)]
             steps = [("split", p) if not self.fixed_split else ("draw_fixed", p) for p in self._seats()]
             self._push_in_order(steps + [("draw_done",)])
-        elif kind == "draw_fixed":
-            self._take_split(frame[1], self._fixed_split_now())
         elif kind == "draw_done":
             if self.two_player:
                 self._form_offer()
@@ -769,26 +765,36 @@ class Game:
         elif kind == "harvest_phase":
             self.phase = "harvest"
             self._push_in_order([("harvest", p) for p in self._seats()] + [("pass_first",)])
-        elif kind == "harvest_close":
-            self._close_harvest(frame[1])
         elif kind == "pass_first":
             if self.year < YEARS:
                 self.first_player = (self.first_player + 1) % self.num_players  # FOG-HARVEST-12, FOG-2P-12
             self._stack.append(("year",))
-        elif kind == "finish_build":
+        else:  # pragma: no cover - a frame name typo is a programming error
+            raise RuntimeError(f"unknown frame {frame!r}")
+
+    def _run_for_seat(self, kind: str, frame: tuple) -> None:
+        """The continuation frames that act for the seat in ``frame[1]`` (_SEAT_FRAMES), most frequent first
+        (kept apart from the phase flow of _run so that a build or harvest step tests a few names, not 20)."""
+        if kind == "finish_build":
             self._finish_build(*frame[1:])
         elif kind == "immediate":
             p, cell = frame[1], frame[2]
             card = self.cards.locations[self.farms[p].grid[cell]]
             if card.ability is not None and card.ability.kind == "immediate":  # FOG-ABIL-1
                 self._stack.append(("ops", p, cell, card.ability.effect, 0))
-        elif kind == "finish_harvest":
-            self._finish_harvest(frame[1], frame[2])
         elif kind == "ops":
             self._run_ops(*frame[1:])
+        elif kind == "finish_harvest":
+            self._finish_harvest(frame[1], frame[2])
+        elif kind == "harvest_close":
+            self._close_harvest(frame[1])
+        elif kind == "income_for":
+            self._gain(frame[1], INCOME, -1)  # FOG-UPKEEP-4/5
+        elif kind == "draw_fixed":
+            self._take_split(frame[1], self._fixed_split_now())  # FOG-RUL-3
         elif kind == "gain_equipment":
             self._draw_equipment(frame[1], frame[2])
-        else:  # pragma: no cover - a frame name typo is a programming error
+        else:  # pragma: no cover - a frame listed in _SEAT_FRAMES without a branch here
             raise RuntimeError(f"unknown frame {frame!r}")
 
     # ------------------------------------------------------------------ legal actions
@@ -859,18 +865,20 @@ class Game:
 
     def _harvest_cells(self, p: int, unused_only: bool, payable: bool = False) -> list[int]:
         farm = self.farms[p]
-        out = []
-        for cell in farm.occupied:
-            code = farm.grid[cell]
-            if code < 0 or cell in farm.fallow or self._info[code][2] != "harvest":
-                continue
-            if unused_only and cell in self.harvested:
-                continue
-            if payable:
+        grid, fallow, info = farm.grid, farm.fallow, self._info
+        harvested = self.harvested if unused_only else ()
+        # face-up locations with a harvest ability (not yet used): one comprehension (speed), then costs
+        out = [c for c in farm.occupied if grid[c] >= 0 and c not in fallow and info[grid[c]][2] == "harvest"]
+        if harvested:
+            out = [c for c in out if c not in harvested]
+        if payable:
+            paid = []
+            for cell in out:
                 coins, water, food = self.harvest_cost(p, cell)
                 if farm.coins < coins or farm.food < food or (water and farm.water_in_range(cell) < water):
                     continue
-            out.append(cell)
+                paid.append(cell)
+            out = paid
         out.sort()
         return out
 

@@ -560,18 +560,13 @@ class Observer:
                 pmv[at[self._first] + 2] = 0.0  # first_player
             pmv[at[first] + 2] = 1.0
             self._first = first
-        sizes = list(map(len, game.hands))
-        if sizes != self._hand_sizes:
-            for p, (new, old) in enumerate(zip(sizes, self._hand_sizes)):
-                if new != old:
-                    pmv[at[p]] = new  # hand_size
-            self._hand_sizes = sizes
-        picks = game.picks
-        if picks != self._picks:
-            for p, (new, old) in enumerate(zip(picks, self._picks)):
-                if new != old:
-                    pmv[at[p] + 1] = new is not None  # picked
-            self._picks = list(picks)
+        sizes, picks = list(map(len, game.hands)), game.picks
+        if sizes != self._hand_sizes or picks != self._picks:
+            # hand_size and picked are adjacent: one pack per seat, every seat (as cheap as comparing them)
+            pub = self._pub
+            for p in range(self.num_players):
+                _PACK_PLAIN.pack_into(pub, 4 * at[p], sizes[p], picks[p] is not None)
+            self._hand_sizes, self._picks = sizes, list(picks)
         draws = game.draw_counts
         if draws != self._draws:
             for p, (new, old) in enumerate(zip(draws, self._draws)):
@@ -824,7 +819,7 @@ class Observer:
         # ---- picked cards the viewer may see: its own always, others' after the reveal (2 players: at once)
         picks = game.picks
         if self.two_player or game.revealed:
-            visible = [picks[p] for p in plan.order]
+            visible = list(map(picks.__getitem__, plan.order))
         else:
             visible = [picks[seat], *self._no_reveal]
         if visible != buf.revealed:
@@ -854,7 +849,8 @@ class Observer:
             mv[at + _DECISION_INDEX[frame[0]]] = 1.0
             if frame[1] == seat:
                 mv[at + _YOURS] = 1.0
-                self._fill_context(game, seat, frame, mv, plan)
+                if frame[0] not in _NO_CONTEXT:
+                    self._fill_context(game, seat, frame, mv, plan)
 
         if self.perfect_recall:
             if game.year != self._recall_year:
@@ -1191,8 +1187,10 @@ assert _GF["year_1"] == 0 and [n for n, _, _ in GAME_FEATURES[_PILES_AT:]] == [
 ]
 _DECISION_INDEX = {k: _DF[f"kind_{k}"] for k in DECISION_KINDS}
 _YOURS = _DF["yours"]
+_NO_CONTEXT = frozenset({"split", "pick", "harvest"})  # decisions Observer._fill_context writes nothing for
 # PLAYER_FEATURES: first those read from the farm (Observer._sync_farm), then four read from the game
 _SEAT_FEATURES_AT = _PF["hand_size"]
+assert _PF["picked"] == _SEAT_FEATURES_AT + 1  # packed together by Observer._sync_public
 _PF_LOCATIONS, _PF_VP_TOKENS, _PF_ACTIONS_TAKEN = _PF["locations"], _PF["vp_tokens"], _PF["actions_taken"]
 # planes written by Observer._sync_farm for a new card (a plane's values start at plane * cells)
 _HARVEST_COST_PLANE = _FP["card_harvest_coins"]

@@ -4,6 +4,7 @@
   public comparisons while it stands still: game._FARM_ONLY_DECISIONS / _FARM_ONLY_FRAMES);
 * ``ActionLayout.decoded`` equals ``decode``; the memoised draw splits equal ``_legal_splits``;
 * ``Farm.water_in_range`` equals the plain sum over ``tower_in_range`` (FOG-WATER-4);
+* ``_harvest_cells`` (one comprehension) equals the plain loop over the farm (FOG-HARVEST-2/3/6..8);
 * the act legality (map/range lists, the total-water shortcut) equals the plain comprehension of the rules
   (FOG-ACT-BUILD-3..7, FOG-ACT-TOWER-5, FOG-ACT-SILO-5, FOG-ACT-MARKET-4, FOG-ACT-RESTORE-3);
 * ``legal_action_array`` equals ``legal_actions``, is read-only, made once per state and renewed by
@@ -47,9 +48,13 @@ def _public_state(game: Game) -> tuple:
     )
 
 
+FIXED = {y: (2, 2, 1, 1) for y in range(1, 5)}  # FOG-RUL-3: the draw_fixed frame instead of split decisions
+
+
 def _games(players: int, count: int):
     for seed in range(count):
-        game = Game(num_players=players, seed=seed, auto_single=seed % 2 == 1)
+        variant = {"fixed_split": FIXED} if seed % 3 == 2 else {}
+        game = Game(num_players=players, seed=seed, auto_single=seed % 2 == 1, **variant)
         rng = random.Random(seed)
         yield seed, game, rng
 
@@ -148,3 +153,33 @@ def test_legal_action_array_is_the_cached_legal_list():
         game.apply(rng.choice(game.legal_actions()))
         assert game.legal_action_array() is not array or array.size == 0
     assert game.legal_action_array().tolist() == [] == game.legal_actions()
+
+
+def _plain_harvest_cells(game: Game, p: int, unused_only: bool, payable: bool) -> list[int]:
+    farm, out = game.farms[p], []
+    for cell in farm.occupied:
+        code = farm.grid[cell]
+        if code < 0 or cell in farm.fallow or game.cards.locations[code].ability_kind != "harvest":
+            continue
+        if unused_only and cell in game.harvested:
+            continue
+        if payable:
+            coins, water, food = game.harvest_cost(p, cell)
+            if farm.coins < coins or farm.food < food or (water and _plain_water_in_range(farm, cell) < water):
+                continue
+        out.append(cell)
+    return sorted(out)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_harvest_cells_equal_the_plain_loop(players):
+    found = 0
+    for _seed, game, rng in _games(players, 4):
+        while not game.is_terminal():
+            p = game.current_player
+            for unused_only, payable in ((False, False), (True, False), (True, True)):
+                cells = game._harvest_cells(p, unused_only, payable)
+                assert cells == _plain_harvest_cells(game, p, unused_only, payable)
+                found += len(cells)
+            game.apply(rng.choice(game.legal_actions()))
+    assert found > 100
