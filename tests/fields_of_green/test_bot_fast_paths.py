@@ -11,7 +11,7 @@ import pytest
 
 from farmgames.envs.fields_of_green import Game
 from farmgames.envs.fields_of_green import bots as bots_module
-from farmgames.envs.fields_of_green.bots import HeuristicBot, play_game
+from farmgames.envs.fields_of_green.bots import LITE_WEIGHTS, HeuristicBot, play_game
 from farmgames.envs.fields_of_green.bots.model import _decoded
 
 
@@ -32,10 +32,13 @@ def test_the_plain_bot_really_takes_the_plain_path():
     assert not _PlainBot(seed=0)._stock
 
 
-@pytest.mark.parametrize(("players", "seed"), [(2, 11), (3, 12), (4, 13)])
-def test_fast_bot_plays_the_plain_lookahead_move_for_move(players, seed):
-    fast = play_game([HeuristicBot(seed=seed + i) for i in range(players)], seed=seed)
-    plain = play_game([_PlainBot(seed=seed + i) for i in range(players)], seed=seed)
+@pytest.mark.parametrize(
+    ("players", "seed", "weights"), [(2, 11, None), (3, 12, None), (4, 13, None), (3, 14, LITE_WEIGHTS)]
+)
+def test_fast_bot_plays_the_plain_lookahead_move_for_move(players, seed, weights):
+    """Also with the lighter search of ``heuristic_lite`` (its weights: fewer candidates, same fast paths)."""
+    fast = play_game([HeuristicBot(seed=seed + i, weights=weights) for i in range(players)], seed=seed)
+    plain = play_game([_PlainBot(seed=seed + i, weights=weights) for i in range(players)], seed=seed)
     assert fast.history == plain.history
     assert [s.total for s in fast.scores()] == [s.total for s in plain.scores()]
 
