@@ -22,7 +22,8 @@ Values it uses:
 
 from __future__ import annotations
 
-from functools import lru_cache
+import math
+from operator import add, sub
 from typing import Any
 
 from farmgames.envs.core.bots import Bot, RandomBot
@@ -45,6 +46,7 @@ from .board import (
     FARMHANDS,
     NEIGHBOUR_MASK,
     NUM_CROPS,
+    NUM_SPACES,
     NUMBER,
     STORE_SPACES,
     TOWNSFOLK_BASE,
@@ -57,17 +59,23 @@ from .observer import known_supplies
 __all__ = ["HeuristicBot", "RandomBot", "group_points", "points_with", "tile_value"]
 
 STALL_ROUNDS = 40  # from this round on, any registry tile of positive value is taken
+_ABOVE_ZERO = math.nextafter(0.0, 1.0)  # v >= _ABOVE_ZERO is v > 0.0 for floats
 
 
-@lru_cache(maxsize=1 << 16)
 def group_points(fields: int) -> int:
     """Largest + 2 x second group of a field-tile set (KH-SCORE-1/2).
 
-    Speed: a pure function of one int, memoised (bounded LRU, shared by every bot): ``tile_value`` asks for the
-    same board with and without each candidate tile, decision after decision, and the flood fill of
-    ``groups`` was ~70% of the bot's time. tests/speed/test_bot_fast_paths.py compares it with the plain
-    count."""
-    return _group_points(fields)
+    Speed: a pure function of one int, memoised (a bounded dict of ints, shared by every bot; ints are not
+    tracked by the garbage collector, so the memo adds nothing to its passes, unlike an ``lru_cache``'s
+    link lists): ``tile_value`` asks for the same board with and without each candidate tile, decision
+    after decision, and the flood fill of ``groups`` was ~70% of the bot's time.
+    tests/speed/test_bot_fast_paths_kh_sv.py compares it with the plain count."""
+    points = _POINTS.get(fields)
+    if points is None:
+        if len(_POINTS) >= _MEMO_SIZE:
+            _POINTS.clear()
+        points = _POINTS[fields] = _group_points(fields)
+    return points
 
 
 def _group_points(fields: int) -> int:
@@ -80,6 +88,8 @@ def _group_points(fields: int) -> int:
 _GROUPS: dict[int, tuple[int, ...]] = {}
 _GROWN_FROM: dict[int, tuple[int, int]] = {}  # fields | BIT[tile] -> (fields, tile), noted by points_with
 _MEMO_SIZE = 1 << 16
+_POINTS: dict[int, int] = {}  # group_points' memo
+_POINTS_WITH: dict[int, int] = {}  # points_with's memo
 
 
 def _groups(fields: int) -> tuple[int, ...]:
@@ -123,19 +133,26 @@ def _group_of(space: int, fields: int) -> int:
     return group_of(space, fields)
 
 
-@lru_cache(maxsize=1 << 17)
 def points_with(fields: int, tile: int) -> int:
     """``group_points(fields | BIT[tile])`` from the (memoised) groups of ``fields``: the new tile joins every
     group it touches into one (KH-SCORE-1: groups are connected field tiles), the others stay as they are.
     Speed: no flood fill per candidate tile, and memoised (the registry and store tiles are valued again at
     every decision while the board stays the same); tests/speed/test_bot_fast_paths.py compares it with the
     plain count on random boards."""
+    key = fields << 6 | tile  # one int key (fields < 2**56, tile < 64): a dict of ints, see group_points
+    points = _POINTS_WITH.get(key)
+    if points is None:
+        if len(_POINTS_WITH) >= 2 * _MEMO_SIZE:
+            _POINTS_WITH.clear()
+        points = _POINTS_WITH[key] = _points_with(fields, tile)
+    return points
+
+
+def _points_with(fields: int, tile: int) -> int:
     bit = BIT[tile]
     if fields & bit:
         return group_points(fields)
-    if len(_GROWN_FROM) >= _MEMO_SIZE:
-        _GROWN_FROM.clear()
-    _GROWN_FROM[fields | bit] = (fields, tile)  # the board this tile would make: see _groups
+    _note_grown(fields, tile)
     near = NEIGHBOUR_MASK[tile]
     merged = bit
     sizes = []
@@ -149,6 +166,13 @@ def points_with(fields: int, tile: int) -> int:
     return sizes[0] + 2 * sizes[1] if len(sizes) > 1 else sizes[0]
 
 
+def _note_grown(f: int, tile: int) -> None:
+    """Note the board ``tile`` would make (its groups can then be merged, not flood-filled: ``_groups``)."""
+    if len(_GROWN_FROM) >= _MEMO_SIZE:
+        _GROWN_FROM.clear()
+    _GROWN_FROM[f | BIT[tile]] = (f, tile)
+
+
 def _base_value_plain(f: int, tile: int) -> float:
     """The worker-free part of ``_tile_value``: ``points_with(f, tile) - group_points(f) + 0.3 * touch +
     0.5`` with the same float operations in the same order (the gain is an int), so
@@ -158,15 +182,16 @@ def _base_value_plain(f: int, tile: int) -> float:
     ``_tile_value`` in tests/speed/test_bot_fast_paths_kh_sv.py."""
     gs = _groups(f)
     n = len(gs)
-    points = gs[0].bit_count() + 2 * gs[1].bit_count() if n > 1 else (gs[0].bit_count() if n else 0)
     bit = BIT[tile]
     near = NEIGHBOUR_MASK[tile]
     if f & bit:
         gain = 0
+    elif not near & f:  # a new group of one: the two largest stay (or it becomes the second / the only one)
+        gain = 0 if n > 1 else (2 if n else 1)
+        _note_grown(f, tile)
     else:
-        if len(_GROWN_FROM) >= _MEMO_SIZE:
-            _GROWN_FROM.clear()
-        _GROWN_FROM[f | bit] = (f, tile)  # the board this tile would make: see _groups
+        _note_grown(f, tile)
+        points = gs[0].bit_count() + 2 * gs[1].bit_count() if n > 1 else gs[0].bit_count()
         merged, a, b = 1, 0, 0  # the new group; the two largest groups it does not touch
         for g in gs:
             if g & near:
@@ -202,16 +227,18 @@ def _board_values(f: int) -> dict[int, float]:
     return table
 
 
-@lru_cache(maxsize=1 << 15)
 def _best_overlap(f: int, u: int) -> int:
-    """Most unharvested tiles in one group of ``f`` (the TURN decision's harvest test), memoised."""
-    return max((u & g).bit_count() for g in _groups(f))
+    """Most unharvested tiles in one group of ``f`` (the TURN decision's harvest test)."""
+    best = 0
+    for g in _groups(f):
+        k = (u & g).bit_count()
+        if k > best:
+            best = k
+    return best
 
 
-@lru_cache(maxsize=1 << 15)
 def _harvest_choice(f: int, u: int, cand: tuple[int, ...]) -> int:
-    """The HARVEST decision's space: the first candidate whose group holds most unharvested tiles (memoised:
-    a pure function of the board, its unharvested side and the candidates)."""
+    """The HARVEST decision's space, plainly: the first candidate whose group holds most unharvested tiles."""
     return max(cand, key=lambda a: (_group_of(a - SPACE0, f) & u).bit_count())
 
 
@@ -223,10 +250,23 @@ def _rivals_held(game: Any, p: int) -> list[int]:
     n = game.num_players
     if n == 2:
         q = 1 - p
-        start, net = game.start[q], game.net[q]
-        return [start[c] + net[c] for c in range(NUM_CROPS)]
-    rows = [(game.net[q], game.min_net[q]) for q in range(n) if q != p]
-    return [sum(net[c] - low[c] for net, low in rows) for c in range(NUM_CROPS)]
+        return list(map(add, game.start[q], game.net[q]))
+    held = [0] * NUM_CROPS
+    for q in range(n):
+        if q != p:
+            held = list(map(add, held, map(sub, game.net[q], game.min_net[q])))
+    return held
+
+
+def _value_for(game: Any, q: int, tile: int) -> float:
+    """``tile_value(game, q, tile)`` from the per-board table (the same float operations)."""
+    f = game.fields[q]
+    table = _board_values(f)
+    v = table.get(tile)
+    if v is None:
+        v = table[tile] = _base_value_plain(f, tile)
+    w = game.worker_at[q][tile]
+    return v - NUMBER[worker_kind(w)] if w >= 0 else v
 
 
 def tile_value(game: Any, p: int, tile: int) -> float:
@@ -312,6 +352,43 @@ class HeuristicBot(Bot):
                     best, arg = v, REGISTRY0 + i
         return best, arg
 
+    def _store_above(self, game: Any, p: int, level: float) -> bool:
+        """``self._best_store(game, p)[0] > level``, stopping at the first store tile above ``level``."""
+        f, workers, n = game.fields[p], game.worker_at[p], game.num_players
+        store, bids = game.store, game.bids
+        table = _board_values(f)
+        for a in game.store_choices(p):
+            o, k = divmod(a - STORE0, STORE_SPACES)
+            owner = (p + o) % n
+            tile = store[owner][k]
+            v = table.get(tile)
+            if v is None:
+                v = table[tile] = _base_value_plain(f, tile)
+            w = workers[tile]
+            if w >= 0:
+                v -= NUMBER[worker_kind(w)]
+            if owner != p:
+                v -= 1.5 * sum(bids[owner][k])
+            if v > level:
+                return True
+        return False
+
+    def _registry_at_least(self, game: Any, p: int, level: float) -> bool:
+        """``self._best_registry(game, p)[0] >= level``, stopping at the first registry tile that reaches it."""
+        f, workers = game.fields[p], game.worker_at[p]
+        table = _board_values(f)
+        for t in game.registry:
+            if t >= 0:
+                v = table.get(t)
+                if v is None:
+                    v = table[t] = _base_value_plain(f, t)
+                w = workers[t]
+                if w >= 0:
+                    v -= NUMBER[worker_kind(w)]
+                if v >= level:
+                    return True
+        return False
+
     def _best_registry_plain(self, game: Any, p: int) -> tuple[float, int | None]:
         best, arg = -1e9, None
         f = game.fields[p]
@@ -336,7 +413,19 @@ class HeuristicBot(Bot):
         return max(crops, key=lambda a: self._crop_value(game, p, a - CROP0)) if crops else DONE
 
     def _worker_space(self, game: Any, p: int, legal: list[int]) -> int:
-        """The space touching most unharvested own tiles (benefits that harvest), then the first."""
+        """The space touching most unharvested own tiles (benefits that harvest), then the first: the max of
+        ``_worker_space_plain`` as one loop (no key function, no candidate list); compared with it in
+        tests/speed/test_bot_fast_paths_kh_sv.py."""
+        u = game.unharvested[p]
+        best, arg = -1, DONE
+        for a in legal:
+            if SPACE0 <= a < SPACE0 + NUM_SPACES:
+                c = (NEIGHBOUR_MASK[a - SPACE0] & u).bit_count()
+                if c > best or c == best and a < arg:
+                    best, arg = c, a
+        return arg
+
+    def _worker_space_plain(self, game: Any, p: int, legal: list[int]) -> int:
         cand = [a for a in legal if SPACE0 <= a < SPACE0 + 56]
         if not cand:
             return DONE
@@ -346,16 +435,20 @@ class HeuristicBot(Bot):
     # ---- phases
 
     def _turn(self, game: Any, p: int, legal: list[int], f: tuple) -> int:
-        if TAKE_STORE in legal and self._best_store(game, p)[0] > 0.25:
+        """Store, harvest, registry, worker, harvest, done: the first that is worth it (module docstring).
+        The store and registry tests stop at the first tile that passes (``_store_above``,
+        ``_registry_at_least``: the same answers as comparing the best value)."""
+        if TAKE_STORE in legal and self._store_above(game, p, 0.25):
             return TAKE_STORE
         supply = sum(game.supply[p])
         if HARVEST in legal:
             if supply < 2 or _best_overlap(game.fields[p], game.unharvested[p]) >= 2:
                 return HARVEST
         if TAKE_REGISTRY in legal:
-            value = self._best_registry(game, p)[0]
+            if self._registry_at_least(game, p, 1.0):
+                return TAKE_REGISTRY
             stalling = game.rounds >= STALL_ROUNDS  # keep the bag moving toward the end (KH-END-1, KH-END-6)
-            if value >= 1.0 or value > 0.0 and (supply >= 4 or stalling):  # surplus counters also do
+            if (supply >= 4 or stalling) and self._registry_at_least(game, p, _ABOVE_ZERO):  # surplus counters
                 return TAKE_REGISTRY
         if PLAY_WORKER in legal and self._best_worker(game, p) is not None:
             return PLAY_WORKER
@@ -404,7 +497,21 @@ class HeuristicBot(Bot):
             return DONE
         if f[3]:  # the group is fixed: harvest it all
             return cand[0]
-        return _harvest_choice(game.fields[p], game.unharvested[p], tuple(cand))
+        fields, u = game.fields[p], game.unharvested[p]
+        if u & ~fields:  # pragma: no cover - unharvested tiles are field tiles; the plain path otherwise
+            return _harvest_choice(fields, u, tuple(cand))
+        # the candidates whose group holds most unharvested tiles, the first of them (as _harvest_choice)
+        best, in_best = -1, 0
+        for g in _groups(fields):
+            k = (g & u).bit_count()
+            if k > best:
+                best, in_best = k, g
+            elif k == best:
+                in_best |= g
+        for a in cand:
+            if BIT[a - SPACE0] & in_best:
+                return a
+        return _harvest_choice(fields, u, tuple(cand))  # pragma: no cover - every candidate is a field tile
 
     def _pick(self, game: Any, p: int, legal: list[int], f: tuple) -> int:
         cand = [a for a in legal if a != DONE]
@@ -437,7 +544,7 @@ class HeuristicBot(Bot):
         return DONE
 
     def _deed(self, game: Any, p: int, legal: list[int], f: tuple) -> int:
-        return TAKE_STORE if TAKE_STORE in legal and self._best_store(game, p)[0] > 0.25 else DONE
+        return TAKE_STORE if TAKE_STORE in legal and self._store_above(game, p, 0.25) else DONE
 
     def _registry(self, game: Any, p: int, legal: list[int], f: tuple) -> int | None:
         value, arg = self._best_registry(game, p)
@@ -485,11 +592,11 @@ class HeuristicBot(Bot):
         return False
 
     def _extra(self, game: Any, p: int, legal: list[int], f: tuple) -> int:
-        if TAKE_STORE in legal and self._best_store(game, p)[0] > 0.25:
+        if TAKE_STORE in legal and self._store_above(game, p, 0.25):
             return TAKE_STORE
         if HARVEST in legal:
             return HARVEST
-        if TAKE_REGISTRY in legal and self._best_registry(game, p)[0] >= 1.0:
+        if TAKE_REGISTRY in legal and self._registry_at_least(game, p, 1.0):
             return TAKE_REGISTRY
         return DONE
 
@@ -502,7 +609,7 @@ class HeuristicBot(Bot):
     def _enclose(self, game: Any, p: int, legal: list[int], f: tuple) -> int:
         def rival_value(a: int) -> float:
             t = game.registry[a - REGISTRY0]
-            return max(tile_value(game, q, t) for q in range(game.num_players) if q != p) - tile_value(game, p, t)
+            return max(_value_for(game, q, t) for q in range(game.num_players) if q != p) - _value_for(game, p, t)
 
         return max(legal, key=rival_value)
 

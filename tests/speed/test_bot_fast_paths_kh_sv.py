@@ -98,6 +98,13 @@ def test_key_harvest_fast_queries_equal_the_plain_ones_on_played_games():
             for _ in range(3):
                 bid = [rng.randrange(3) for _ in range(NUM_CROPS)]
                 assert bot._someone_can_pay(game, p, bid) == bot._someone_can_pay(game, p, bid, known)
+            for tile in range(NUM_SPACES):
+                assert kh_bots._value_for(game, p, tile) == kh_bots.tile_value(game, p, tile)
+            legal = game.legal_actions()
+            some = [a for a in legal if rng.random() < 0.7] if rng.random() < 0.5 else legal
+            assert bot._worker_space(game, p, some) == bot._worker_space_plain(game, p, some)
+            spaces = [6 + s for s in range(NUM_SPACES) if rng.random() < 0.4]
+            assert bot._worker_space(game, p, spaces) == bot._worker_space_plain(game, p, spaces)
             f, u = game.fields[p], game.unharvested[p]
             if f:
                 assert kh_bots._best_overlap(f, u) == max((u & g).bit_count() for g in groups(f))
@@ -105,20 +112,28 @@ def test_key_harvest_fast_queries_equal_the_plain_ones_on_played_games():
                 if cand:
                     plain = max(cand, key=lambda a: (group_of(a - 6, f) & u).bit_count())
                     assert kh_bots._harvest_choice(f, u, cand) == plain
+                    assert bot._harvest(game, p, [0, *cand], ("harvest", p, 1, 0)) == plain
+            for level in (0.25, 1.0, kh_bots._ABOVE_ZERO, rng.uniform(-2, 3)):
+                assert bot._store_above(game, p, level) == (value > level)
+                assert bot._registry_at_least(game, p, level) == (bot._best_registry(game, p)[0] >= level)
             checked += 1
     assert checked > 5000
 
 
 def test_key_harvest_memo_tables_are_bounded():
-    for cached in (kh_bots.group_points, kh_bots.points_with, kh_bots._best_overlap, kh_bots._harvest_choice):
-        assert cached.cache_info().maxsize is not None
     saved = kh_bots._MEMO_SIZE
     try:
         kh_bots._MEMO_SIZE = 4
         for s in range(20):
             kh_bots._groups(BIT[s] | BIT[(s + 9) % NUM_SPACES])
             kh_bots._base_value_plain(BIT[s], (s + 1) % NUM_SPACES)
+            kh_bots.group_points(BIT[s] | BIT[(s + 3) % NUM_SPACES])
+            kh_bots.points_with(BIT[s], (s + 2) % NUM_SPACES)
         assert len(kh_bots._GROUPS) <= 4 and len(kh_bots._GROWN_FROM) <= 4
+        assert len(kh_bots._POINTS) <= 4 and len(kh_bots._POINTS_WITH) <= 8
+        for s in range(NUM_SPACES):
+            kh_bots._board_values(BIT[s])
+        assert len(kh_bots._BOARD_VALUES) <= 1 << 14
     finally:
         kh_bots._MEMO_SIZE = saved
 
