@@ -74,10 +74,10 @@ _SEAT_FRAMES = frozenset(
         "gain_equipment",
     }
 )
-# Game.version (the public state outside the farms) is bumped by every decision and continuation frame
+# Game.public_version (the public state outside the farms) is bumped by every decision and continuation frame
 # except those listed here, which change only the deciding seat's farm (and the harvest markers of the
 # farm being harvested, game.harvested). A new frame or decision is therefore counted as public by
-# default; listing it here is a promise the test_engine_versions test checks on random games.
+# default; listing it here is a promise tests/fields_of_green/env/test_engine_speed.py checks on random games.
 _FARM_ONLY_DECISIONS = frozenset(
     {"pay_water", "store_water", "harvest", "place_equipment", "attach", "ability_target", "ability_option"}
 )
@@ -329,7 +329,7 @@ class Game:
         # Bumped whenever a step may change public state outside the farms (see _FARM_ONLY_DECISIONS), so an
         # observer skips comparing piles, hands, picks, counts and phase flags while it stands still.
         # Like Farm.version, not part of the game state (not saved, copied by clone).
-        self.version = 0
+        self.public_version = 0
         self._advance()
 
     # ------------------------------------------------------------------ public API
@@ -675,7 +675,7 @@ class Game:
             stack.pop()
             self._run(frame)
         self.phase = "end"
-        self.version += 1
+        self.public_version += 1
 
     def _skip_decision(self, frame: tuple) -> bool:
         """Drop frames where the rules leave nothing to choose (no tile to attach, no harvest ability)."""
@@ -709,7 +709,7 @@ class Game:
     def _run(self, frame: tuple) -> None:  # noqa: C901 - the rulebook's flow, one branch per frame, read top-down
         kind = frame[0]
         if kind not in _FARM_ONLY_FRAMES:
-            self.version += 1  # see _FARM_ONLY_DECISIONS
+            self.public_version += 1  # see _FARM_ONLY_DECISIONS
         if kind in _SEAT_FRAMES:
             self.farms[frame[1]].version += 1  # see _SEAT_FRAMES
             self._run_for_seat(kind, frame)
@@ -931,7 +931,7 @@ class Game:
         if kind not in _NO_FARM_DECISIONS:
             farm.version += 1  # see _SEAT_FRAMES
         if kind not in _FARM_ONLY_DECISIONS:
-            self.version += 1  # see _FARM_ONLY_DECISIONS
+            self.public_version += 1  # see _FARM_ONLY_DECISIONS
         self._legal = None
         if kind == "split":
             self._take_split(p, SPLITS[arg])

@@ -496,7 +496,7 @@ class Observer:
         self._picks: list = [None] * n  # (the picked flags follow them)
         self._draws: list = [[0] * 4 for _ in range(n)]
         self._flags_key = self._counts = None  # GAME_FEATURES (None: never written)
-        self._public = None  # the Game.version the public values were last compared at (None: never)
+        self._public = None  # the Game.public_version the public values were last compared at (None: never)
         self._game = game
         # change stamps: when each part of the caches last changed, so that an observation buffer filled
         # earlier for the same seat copies only the parts changed since (see fill); a new epoch (new
@@ -511,7 +511,7 @@ class Observer:
         """Bring the seat-ordered caches up to date with ``game`` (incrementally).
 
         Speed: this runs once per state. Farms are compared only when the engine bumped their
-        ``Farm.version``, the public values outside the farms only when it bumped ``Game.version``
+        ``Farm.version``, the public values outside the farms only when it bumped ``Game.public_version``
         (game._FARM_ONLY_DECISIONS: most harvest, water and equipment steps leave it alone, and a pick
         leaves every farm alone); then only cheap summaries (sizes, picks, counts) are compared and the
         few values that moved written. ``fill(force_full=True)`` is the plain path the tests compare with."""
@@ -543,9 +543,9 @@ class Observer:
         # harvest markers (FOG-HARVEST-3): game.harvested belongs to the player harvesting now
         if game.phase == "harvest" or self._harvest_owner is not None:
             self._sync_harvested(game, current if game.phase == "harvest" else None)
-        if game.version != self._public:
+        if game.public_version != self._public:
             self._sync_public(game)
-            self._public = game.version
+            self._public = game.public_version
 
     def _sync_public(self, game: Game) -> None:  # noqa: C901 - one incremental branch per cached part (speed)
         """Per-seat public status, draw counts, GAME_FEATURES and the discard counts: only the values that

@@ -1,6 +1,6 @@
 """The engine's speed tricks (docs/profiling.md, "The 3x target") against their plain paths, on random games:
 
-* ``Game.version`` moves whenever a step changes public state outside the farms (the observer skips its
+* ``Game.public_version`` moves whenever a step changes public state outside the farms (the observer skips its
   public comparisons while it stands still: game._FARM_ONLY_DECISIONS / _FARM_ONLY_FRAMES);
 * ``ActionLayout.decoded`` equals ``decode``; the memoised draw splits equal ``_legal_splits``;
 * ``Farm.water_in_range`` equals the plain sum over ``tower_in_range`` (FOG-WATER-4);
@@ -64,12 +64,12 @@ def test_game_version_moves_whenever_a_step_changes_public_state(players):
     moved = stood = 0
     for seed, game, rng in _games(players, 6):
         while not game.is_terminal():
-            version, before = game.version, _public_state(game)
+            version, before = game.public_version, _public_state(game)
             kind = game.decision_kind
             game.apply(rng.choice(game.legal_actions()))
-            if game.version == version:
+            if game.public_version == version:
                 stood += 1
-                assert kind in _FARM_ONLY_DECISIONS, f"seed {seed}: a {kind} step left Game.version alone"
+                assert kind in _FARM_ONLY_DECISIONS, f"seed {seed}: a {kind} step left Game.public_version alone"
                 assert _public_state(game) == before, f"seed {seed}, step {len(game.history)} ({kind})"
             elif _public_state(game) != before:
                 moved += 1
