@@ -65,9 +65,29 @@ class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
         are the env's own buffers instead, valid until this agent is observed in two later states."""
         return self._observation(self.agent_name_mapping[agent])
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``AECEnv.last`` with the observation taken straight from the buffers (no
+        ``observe`` dispatch): the same five values."""
+        agent = self.agent_selection
+        assert agent is not None
+        observation = self._observation(self.agent_name_mapping[agent]) if observe else None
+        return (
+            observation,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
     def _mask_actions(self, seat: int) -> list[int]:
         game = self.game
         return game.legal_actions() if game.current_player == seat and not self._stopped else []
+
+    def _mask_fast(self, seat: int) -> bytes | np.ndarray | None:
+        hook, game = self._legal_hook, self.game
+        if hook is None or self._stopped or game.current_player != seat:
+            return None
+        return game.legal_mask_bytes() if hook == "bytes" else game.legal_action_array()  # type: ignore[no-any-return]
 
     def step(self, action: Any) -> None:
         try:
@@ -91,16 +111,15 @@ class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
             self._terminate_illegal(agent, action, exc)
             return
         self._version += 1
+        # rewards are all zero until the end (``_finish`` and ``_terminate_illegal`` replace the dict):
+        # there is nothing to clear or accumulate on the other steps
         self._cumulative_rewards[agent] = 0.0
-        rewards = self.rewards
-        for a in self.agents:
-            rewards[a] = 0.0
         if game.is_terminal():
             self._finish()
             self._accumulate_rewards()
-        else:  # rewards are all zero until the end: accumulating them would change nothing
+        else:
             self.agent_selection = self.possible_agents[game.current_player]
-            if self._fixed_infos:
+            if self._fixed_infos and self.info_mask:  # the masks change; without them the infos do not
                 self.infos = self._step_infos(self.agents)
 
     def _finish(self) -> None:

@@ -37,6 +37,19 @@ class _Slot:
         self.flat_obs = {"observation": buf.flat, "action_mask": self.mask}
 
 
+def _zero_infos(n: int) -> dict[str, np.ndarray]:
+    """The ``fixed`` infos before the end: zeros over ``n`` seats, read-only so that sharing them between
+    agents and steps is safe (a write raises instead of changing another agent's info)."""
+    arrays: dict[str, np.ndarray] = {
+        "winners": np.zeros(n, np.int8),
+        "scores": np.zeros(n, np.float32),
+        "illegal_action": np.zeros(n, np.int8),
+    }
+    for a in arrays.values():
+        a.flags.writeable = False
+    return arrays
+
+
 def as_index(action: Any) -> int:
     """An action as a plain int, or IllegalActionError (None, floats with fractions, arrays …)."""
     if isinstance(action, (bool, np.bool_)) or action is None:
@@ -81,6 +94,14 @@ class BoardGameEnvBase:
         self.game: Any = probe
         self.layout = getattr(probe, "layout", None)  # the game's action layout, where it has one
         self.num_actions = int(probe.num_actions)
+        # the optional mask hooks of the engine (core.protocol.Game): "bytes", "array" or None
+        self._legal_hook = (
+            "bytes"
+            if callable(getattr(probe, "legal_mask_bytes", None))
+            else "array"
+            if callable(getattr(probe, "legal_action_array", None))
+            else None
+        )
         own_noop = getattr(probe, "noop_action", None)
         if own_noop is not None:
             self.NOOP: int | None = int(own_noop)
@@ -107,6 +128,7 @@ class BoardGameEnvBase:
         # current observations are both valid (obs / next_obs pairs); see the env docs.
         self._version = 0  # bumped by every reset / step / load_game
         self._make_slots()
+        self._zero_infos = _zero_infos(n)
         # perfect recall: the game the observer was reset on and the (seat, action) it saw since, so that
         # a copy of the env (pickle, deepcopy) rebuilds the observer's memory exactly
         self._recall_origin: Any = None
@@ -146,21 +168,30 @@ class BoardGameEnvBase:
 
     def _observation(self, seat: int) -> Any:
         """``seat``'s observation in ``observation_mode`` (cached while the state is unchanged)."""
-        version, history = self._version, len(self.game.history)  # robust to direct game.apply() calls too
+        game = self.game
+        version, history = self._version, len(game.history)  # robust to direct game.apply() calls too
         if self._slot_history[seat] == history and self._slot_version[seat] == version:
             return self._handed[seat]
         index = self._slot_of[seat] ^ 1
         slot = self._slots[seat][index]
-        self.observer.fill(self.game, seat, slot.buf)
+        self.observer.fill(game, seat, slot.buf)
         # the mask's memory is a bytearray: clearing it is one memcpy and setting an index a plain
-        # Python store, cheaper than numpy calls for a few dozen legal actions (same int8 array)
+        # Python store, cheaper than numpy calls for a few dozen legal actions (same int8 array); a game
+        # whose states have many legal actions hands them over as a cached index array instead
         bits = slot.bits
-        if self._terminal_all and self._ended():
+        if self._terminal_all and (self._stopped or game.is_terminal()):  # _ended(), inlined
             bits[:] = slot.ones
         else:
-            bits[:] = slot.zeros
-            for action in self._mask_actions(seat):
-                bits[action] = 1
+            fast = self._mask_fast(seat)
+            if fast is None:
+                bits[:] = slot.zeros
+                for action in self._mask_actions(seat):
+                    bits[action] = 1
+            elif isinstance(fast, bytes):
+                bits[:] = fast  # one memcpy (a wrong length raises: the mask's buffer is exported)
+            else:
+                bits[:] = slot.zeros
+                slot.mask[fast] = 1
         self._slot_of[seat] = index
         self._slot_version[seat], self._slot_history[seat] = version, history
         mode = self.observation_mode
@@ -168,13 +199,21 @@ class BoardGameEnvBase:
             mask, flat = slot.mask, slot.buf.flat
             out: Any = slot.obs if mode == "dict" else slot.flat_obs if mode == "flat_dict" else flat
         else:  # fresh arrays, never written again by the env
-            mask, flat = slot.mask.copy(), slot.buf.flat.copy()
-            if mode == "dict":
-                out = {"observation": self.observer.layout.views(flat), "action_mask": mask}
+            mask = slot.mask.copy()
+            if mode == "dict":  # a copy per named array: cheaper than one flat copy plus a view per name
+                named = {name: view.copy() for name, view in slot.buf.views.items()}
+                out = {"observation": named, "action_mask": mask}
             else:
+                flat = slot.buf.flat.copy()
                 out = {"observation": flat, "action_mask": mask} if mode == "flat_dict" else flat
         self._handed[seat], self._handed_mask[seat] = out, mask
         return out
+
+    def _mask_fast(self, seat: int) -> bytes | np.ndarray | None:
+        """``seat``'s legal actions from the engine's optional cached hooks (``core.protocol.Game``):
+        ``legal_mask_bytes()`` (one 0/1 byte per action) or ``legal_action_array()`` (an index array);
+        None when the game has neither or ``seat`` is not the one to act (the list path then applies)."""
+        return None
 
     def _ended(self) -> bool:
         """The game is over for every agent (played to the end or stopped by an illegal action)."""
@@ -184,7 +223,13 @@ class BoardGameEnvBase:
         """A fresh int8 mask of ``seat`` (all ones once the game ended, under ``terminal_mask="all"``)."""
         if self._terminal_all and self._ended():
             return np.ones(self.space_n, np.int8)
+        fast = self._mask_fast(seat)
+        if isinstance(fast, bytes):
+            return np.frombuffer(fast, np.int8).copy()  # type: ignore[no-any-return]
         mask = np.zeros(self.space_n, np.int8)
+        if fast is not None:
+            mask[fast] = 1
+            return mask
         legal = self._mask_actions(seat)
         if legal:
             mask[legal] = 1
@@ -215,7 +260,16 @@ class BoardGameEnvBase:
         ``__setstate__`` rebuilds them, replaying the observer's perfect-recall hooks where it has them,
         so that a copy steps in lock step with the original."""
         state = self.__dict__.copy()
-        for name in ("observer", "_slots", "_slot_of", "_slot_version", "_slot_history", "_handed", "_handed_mask"):
+        for name in (
+            "observer",
+            "_slots",
+            "_slot_of",
+            "_slot_version",
+            "_slot_history",
+            "_handed",
+            "_handed_mask",
+            "_zero_infos",
+        ):
             state.pop(name, None)
         return state
 
@@ -233,6 +287,9 @@ class BoardGameEnvBase:
         else:
             self.observer.reset(game)
         self._make_slots()
+        self._zero_infos = _zero_infos(self.num_players)
+        if self._fixed_infos and isinstance(state.get("infos"), dict) and self.agents and not self._ended():
+            self.infos = self._step_infos(self.agents)  # the shared read-only zeros again (pickle copied them)
 
     # ---- spaces (the same object every call, as PettingZoo's tests require)
 
@@ -350,11 +407,23 @@ class BoardGameEnvBase:
         return infos
 
     def _step_infos(self, agents: list[str]) -> dict[str, dict[str, Any]]:
-        """The infos of the ``fixed`` convention: on every step the same numeric keys for every agent,
-        fresh arrays each step: ``winners`` (int8 0/1 over seats ``player_0..``; zeros before the end),
-        ``scores`` (float32 final scores over seats; zeros before the end), ``illegal_action`` (int8, 1 at
-        the seat whose illegal action ended the game), and ``action_mask`` with ``info_mask``."""
+        """The infos of the ``fixed`` convention: on every step the same numeric keys for every agent:
+        ``winners`` (int8 0/1 over seats ``player_0..``; zeros before the end), ``scores`` (float32 final
+        scores over seats; zeros before the end), ``illegal_action`` (int8, 1 at the seat whose illegal
+        action ended the game), and ``action_mask`` with ``info_mask``. The env never writes an array it
+        handed out: before the end the three are shared read-only zeros (nothing to allocate per step);
+        at the end each agent gets fresh arrays of its own."""
         game, n = self.game, self.num_players
+        ended = game.is_terminal() or self._stopped
+        infos: dict[str, dict[str, Any]] = {}
+        if not ended:
+            zeros = self._zero_infos
+            for a in agents:
+                info = dict(zeros)
+                if self.info_mask:
+                    info["action_mask"] = self._current_mask(self.agent_name_mapping[a])
+                infos[a] = info
+            return infos
         winners = np.zeros(n, np.int8)
         scores = np.zeros(n, np.float32)
         if game.is_terminal():
@@ -363,7 +432,6 @@ class BoardGameEnvBase:
         illegal = np.zeros(n, np.int8)
         if self._stopped and self.last_illegal is not None:
             illegal[self.agent_name_mapping[self.last_illegal["agent"]]] = 1
-        infos: dict[str, dict[str, Any]] = {}
         for a in agents:
             info = {"winners": winners.copy(), "scores": scores.copy(), "illegal_action": illegal.copy()}
             if self.info_mask:

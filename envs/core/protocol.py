@@ -47,6 +47,12 @@ class Game(Protocol):
     Chance is drawn from ``seed`` (at setup or from a generator kept in the state, as the game likes),
     so ``Game(num_players, seed, **variant)`` followed by the same actions is always the same game.
     ``apply`` checks legality and raises :class:`IllegalActionError` with the state untouched.
+
+    Optional speed hooks, for states with dozens of legal actions: ``legal_mask_bytes() -> bytes`` (one
+    0/1 byte per action, ``num_actions`` long) or ``legal_action_array() -> np.ndarray`` (a read-only intp
+    array), the same set as ``legal_actions()``, cached per state. The AEC env then writes a mask with one
+    memcpy or one numpy store instead of a Python loop (``tests/conformance/test_speed_hooks.py`` checks
+    both against ``legal_actions()``).
     """
 
     num_players: int

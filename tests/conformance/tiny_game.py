@@ -82,6 +82,13 @@ class Game:
     def legal_actions(self) -> list[int]:
         return [] if self.pile == 0 else list(range(min(2, self.pile)))
 
+    def legal_action_array(self) -> np.ndarray:
+        """The optional speed hook of ``core.protocol.Game`` (here so the adapters' hook path is tested
+        on a game a researcher might write; not cached, which the hook allows)."""
+        array = np.array(self.legal_actions(), dtype=np.intp)
+        array.flags.writeable = False
+        return array
+
     def legal_mask(self) -> np.ndarray:
         mask = np.zeros(self.num_actions, np.int8)
         mask[self.legal_actions()] = 1

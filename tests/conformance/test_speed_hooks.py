@@ -1,0 +1,116 @@
+"""The adapters' fast paths against the plain ones, for every registered game and Secret Nim.
+
+* ``legal_action_array()`` / ``legal_mask_bytes()`` (the optional hooks of ``core.protocol.Game``): equal
+  to ``legal_actions()`` at every state of random games; the AEC mask written through them equals the mask
+  built from the legal list.
+* The ``fixed`` infos of the current conventions: before the end the arrays are shared read-only zeros
+  (a write raises, never reaching another agent's info); at the end every agent has fresh arrays.
+* Fresh observations in ``dict`` mode are per-name copies: equal to the observer's buffer, never sharing
+  memory with it or with an earlier observation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from farmgames.envs import face, get_spec
+
+from .conftest import GAME_CASES, NAMES, random_states
+
+HOOKS = ("legal_action_array", "legal_mask_bytes")
+
+
+def _has_hook(name: str, hook: str) -> bool:
+    probe = get_spec(name).new_game(num_players=get_spec(name).min_players, seed=0)
+    return callable(getattr(probe, hook, None))
+
+
+def _as_list(hook: str, value, num_actions: int) -> list[int]:
+    if hook == "legal_mask_bytes":
+        assert type(value) is bytes and len(value) == num_actions and set(value) <= {0, 1}
+        return [i for i, b in enumerate(value) if b]
+    assert isinstance(value, np.ndarray) and value.dtype == np.intp and value.ndim == 1
+    assert not value.flags.writeable, "the cached array must be read-only"
+    return value.tolist()
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+@pytest.mark.parametrize(("name", "players"), GAME_CASES)
+def test_legal_hooks_equal_legal_actions(name, players, hook):
+    if not _has_hook(name, hook):
+        pytest.skip(f"{name} has no {hook} hook (the adapters use another path)")
+    spec = get_spec(name)
+    checked = 0
+    for seed in range(3):
+        for game in random_states(spec, players, seed, limit=600):
+            first = _as_list(hook, getattr(game, hook)(), int(game.num_actions))
+            assert first == sorted(game.legal_actions())
+            assert _as_list(hook, getattr(game, hook)(), int(game.num_actions)) == first  # asking twice: the same
+            checked += 1
+    assert checked > 10
+
+
+@pytest.mark.parametrize(("name", "players"), GAME_CASES)
+def test_aec_mask_through_the_hook_equals_the_plain_mask(name, players):
+    env = face(name).raw_env(num_players=players)
+    env.reset(seed=11)
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        if not env.agents:
+            break
+        agent = env.agent_selection
+        obs, _, term, trunc, info = env.last()
+        mask = obs["action_mask"] if isinstance(obs, dict) else info["action_mask"]
+        if term or trunc:
+            env.step(None)
+            continue
+        plain = np.zeros(env.action_space(agent).n, np.int8)
+        plain[env.unwrapped.game.legal_actions()] = 1
+        assert np.array_equal(mask, plain)
+        assert np.array_equal(env.action_mask(agent), plain)
+        env.step(int(rng.choice(np.flatnonzero(plain))))
+
+
+CURRENT = [p for p in NAMES if get_spec(p.values[0]).conventions.infos == "fixed"]
+
+
+@pytest.mark.parametrize("name", CURRENT)
+def test_fixed_infos_are_read_only_zeros_until_fresh_final_arrays(name):
+    spec = get_spec(name)
+    env = face(name).raw_env(num_players=spec.min_players)
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    during = []
+    while env.agents:
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            final = dict(env.infos)
+            break
+        during.append(info)
+        for key in ("winners", "scores", "illegal_action"):
+            assert not info[key].any()
+            with pytest.raises(ValueError):
+                info[key][0] = 1  # read-only: a write cannot leak into another agent's or step's info
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert during, "the game must have decisions"
+    arrays = [info[key] for info in final.values() for key in ("winners", "scores", "illegal_action")]
+    assert all(a.flags.writeable for a in arrays)
+    assert all(not np.shares_memory(a, b) for i, a in enumerate(arrays) for b in arrays[i + 1 :])
+    assert sum(int(info["winners"].sum()) for info in final.values()) >= len(final)  # each agent sees the winners
+    assert not any(np.shares_memory(a, during[0]["winners"]) for a in arrays)
+
+
+@pytest.mark.parametrize("name", CURRENT)
+def test_fresh_dict_observations_copy_every_named_array(name):
+    spec = get_spec(name)
+    env = face(name).raw_env(num_players=spec.min_players)
+    env.reset(seed=5)
+    seat = env.agent_name_mapping[env.agent_selection]
+    obs = env.observe(env.agent_selection)
+    buffer = env._slots[seat][env._slot_of[seat]].buf
+    assert obs["observation"].keys() == buffer.views.keys()
+    for key, array in obs["observation"].items():
+        assert np.array_equal(array, buffer.views[key]) and array.dtype == np.float32
+        assert not np.shares_memory(array, buffer.flat)
+        assert array.shape == env.observation_space(env.agent_selection)["observation"][key].shape
