@@ -310,8 +310,8 @@ class SingleAgentEnv(gymnasium.Env):
         if self._done:
             raise RuntimeError("step() called after the episode ended; call reset()")
         agent = self._learner_agent
-        if self._aec.agent_selection != agent:
-            raise RuntimeError(f"internal error: it is {self._aec.agent_selection}'s decision, not the learner's")
+        if self._raw.agent_selection != agent:  # the raw env's attribute (the wrapper forwards it)
+            raise RuntimeError(f"internal error: it is {self._raw.agent_selection}'s decision, not the learner's")
         action = as_index(action)  # integers only: 38.9, "38", np.float32(38.5), True are refused, never rounded
         mask = self._mask()
         if not (0 <= action < len(mask) and mask[action]):
@@ -348,7 +348,7 @@ class SingleAgentEnv(gymnasium.Env):
     @property
     def game(self):
         """The engine ``Game`` being played."""
-        return self._aec.unwrapped.game
+        return self._raw.game
 
     # ------------------------------------------------------------------ internals
 
@@ -370,9 +370,10 @@ class SingleAgentEnv(gymnasium.Env):
         learner = self._learner_agent
         game = self.game
         reward = 0.0
-        while not game.is_terminal() and aec.agent_selection != learner:
-            agent = aec.agent_selection
-            policy = self.opponents[self._raw.agent_name_mapping[agent]]
+        raw = self._raw  # the flatten wrapper forwards agent_selection from it, through __getattr__
+        while not game.is_terminal() and raw.agent_selection != learner:
+            agent = raw.agent_selection
+            policy = self.opponents[raw.agent_name_mapping[agent]]
             if getattr(policy, "needs_observation", True):
                 obs = aec.observe(agent)
                 action = policy.act(obs["observation"], obs["action_mask"])
