@@ -148,6 +148,8 @@ _TABLES_OF_POOL: dict[tuple[int, ...], tuple[bytes, ...]] = {
 _HEX_BYTES: tuple[bytes, ...] = tuple(bytes(x >> c & 1 for c in range(10)) for x in range(1024))
 _ZERO_1, _ZERO_3, _ZERO_6 = bytes(N_HEX), bytes(3 * N_HEX), bytes(6 * N_HEX)
 _ZERO_FALLBACK = bytes(NUM_ACTIONS - FALLBACK_START)
+# every layout's sheet before anything is drawn: mountains and empty hexes (a copy per player at setup)
+_BLANK_SHEETS = {letter: [MOUNTAIN_CELL if c < 0 else EMPTY for c in lay.colour] for letter, lay in LAYOUTS.items()}
 _NO_ACTIONS = np.zeros(0, np.intp)
 _NO_ACTIONS.setflags(write=False)
 # MOVES[id] = (hex, its bit, symbol drawn, die face, inhabitants gained, slot or -1 = the hex's colour): the
@@ -238,8 +240,9 @@ class Game:
         coloured = self.sheet_map.coloured_mask
         self.sheets = []
         self.empty = []
+        blank = _BLANK_SHEETS[self.letter]
         for p in range(n):
-            sheet = [MOUNTAIN_CELL if c < 0 else EMPTY for c in self.sheet_map.colour]
+            sheet = blank[:]  # mountains and empty hexes (SV-SHEET-3), copied from the layout's blank sheet
             start = PADS[self.pads[p]].hex
             sheet[start] = HOUSE  # the first house (SV-SETUP-3), no inhabitants for it (SV-SETUP-9)
             self.sheets.append(sheet)

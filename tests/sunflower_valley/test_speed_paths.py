@@ -35,7 +35,8 @@ from farmgames.envs.sunflower_valley.actions import (
 from farmgames.envs.sunflower_valley.game import MOVES, Game, legal_actions_plain
 from farmgames.envs.sunflower_valley.observer import Observer
 from farmgames.envs.sunflower_valley.scenario import scenario
-from farmgames.envs.sunflower_valley.sheets import LAYOUTS, LETTERS
+from farmgames.envs.sunflower_valley.scoring import EMPTY, MOUNTAIN_CELL
+from farmgames.envs.sunflower_valley.sheets import LAYOUTS, LETTERS, PADS
 
 from .helpers import EXAMPLE_13, picture
 
@@ -128,6 +129,22 @@ def test_faces_draw_consecutive_symbols_in_face_order():
     """``legal_mask_bytes`` repeats the hex bytes per face: 1, 1, 1, 1, 3 and 6 symbols, in order."""
     assert [s for symbols in SYMBOLS_OF for s in symbols] == list(range(13))
     assert [len(symbols) for symbols in SYMBOLS_OF] == [1, 1, 1, 1, 3, 6]
+
+
+def test_setup_copies_of_the_blank_sheets_are_fresh_and_plain():
+    """Setup copies each layout's blank sheet (mountains, empty hexes) per player: the same as building it
+    hex by hex (SV-SHEET-3, SV-SETUP-3), and never shared between players or games."""
+    for letter, layout in LAYOUTS.items():
+        g = Game(5, 1, letter=letter)
+        for p, sheet in enumerate(g.sheets):
+            plain = [MOUNTAIN_CELL if c < 0 else EMPTY for c in layout.colour]
+            plain[PADS[g.pads[p]].hex] = HOUSE
+            assert sheet == plain
+        assert len({id(sheet) for sheet in g.sheets}) == 5
+        g.apply(g.legal_actions()[0])
+        h = Game(5, 1, letter=letter)
+        changed = [p for p in range(5) if h.sheets[p] != g.sheets[p]]
+        assert len(changed) == 1  # only the mover's sheet, in g only
 
 
 def test_moves_table_decodes_like_actions():
