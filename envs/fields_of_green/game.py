@@ -153,6 +153,19 @@ def _cached_layout(farm_size: int, equipment_tiles: int) -> ActionLayout:
     return ActionLayout(farm_size, equipment_tiles)  # read-only once built: shared by every game
 
 
+_SMALL_LEGAL = 8  # legal lists this short (picks, harvests, water, equipment: ~60% of states) repeat across states
+
+
+@lru_cache(maxsize=4096)
+def _small_array(legal: tuple[int, ...]) -> np.ndarray:
+    """A short legal list as a read-only intp array, shared by every state with that list (speed: making an
+    array from a list costs ~1 µs, more than the mask it serves; tests/fields_of_green/env/test_engine_speed.py
+    compares it with the plain conversion)."""
+    array = np.array(legal, dtype=np.intp)
+    array.flags.writeable = False
+    return array
+
+
 @lru_cache(maxsize=4096)
 def _legal_split_tuple(sizes: tuple[int, ...]) -> tuple[int, ...]:
     """``_legal_splits`` memoised on the pile sizes (speed: the filter over up to 50 candidate splits costs
@@ -375,8 +388,10 @@ class Game:
             legal = self._legal = self._compute_legal() if self._stack else []
         cached = self._legal_array
         if cached is None or cached[0] is not legal:
-            array = np.array(legal, dtype=np.intp)
-            array.flags.writeable = False
+            array = _small_array(tuple(legal)) if len(legal) <= _SMALL_LEGAL else None
+            if array is None:
+                array = np.array(legal, dtype=np.intp)
+                array.flags.writeable = False
             cached = self._legal_array = (legal, array)
         return cached[1]
 

@@ -27,6 +27,7 @@ from farmgames.envs.fields_of_green.game import (
     TOWER_COST,
     _legal_split_tuple,
     _legal_splits,
+    _small_array,
 )
 
 
@@ -145,14 +146,34 @@ def test_legal_action_array_is_the_cached_legal_list():
         assert game.legal_action_array() is array  # once per state
         if rng.random() < 0.1:
             clone = game.clone()
-            assert clone.legal_action_array() is not array and clone.legal_action_array().tolist() == array.tolist()
+            assert clone.legal_action_array().tolist() == array.tolist()
             loaded = Game.from_json(game.to_json())
             assert loaded.legal_action_array().tolist() == array.tolist()
             game._legal = None  # what the bots' lookahead does after moving a clone by hand
-            assert game.legal_action_array() is not array
+            assert game.legal_action_array().tolist() == array.tolist()
+            assert array.size <= 8 or game.legal_action_array() is not array  # made again (short ones are shared)
         game.apply(rng.choice(game.legal_actions()))
-        assert game.legal_action_array() is not array or array.size == 0
+        assert game.legal_action_array().tolist() == game.legal_actions()  # renewed by apply
     assert game.legal_action_array().tolist() == [] == game.legal_actions()
+
+
+def test_short_legal_arrays_are_shared_read_only_and_equal_the_plain_conversion():
+    a, b = Game(num_players=4, seed=5), Game(num_players=4, seed=6)
+    rng = random.Random(5)
+    shared = 0
+    for _ in range(200):
+        for game in (a, b):
+            if game.is_terminal():
+                continue
+            array = game.legal_action_array()
+            plain = np.array(game.legal_actions(), dtype=np.intp)
+            assert array.dtype == plain.dtype and np.array_equal(array, plain) and not array.flags.writeable
+            if len(plain) <= 8:
+                shared += game.legal_action_array() is _small_array(tuple(game.legal_actions()))
+            game.apply(rng.choice(game.legal_actions()))
+    assert shared > 100
+    with pytest.raises(ValueError):
+        _small_array((1, 2, 3))[0] = 0  # shared between states and games: never writable
 
 
 def _plain_harvest_cells(game: Game, p: int, unused_only: bool, payable: bool) -> list[int]:
