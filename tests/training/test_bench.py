@@ -135,3 +135,36 @@ def test_engine_split_fast_path_matches_the_rule():
             if sum(s) == total and sum(1 for c in s if c) >= need and all(a <= b for a, b in zip(s, sizes))
         ]
         assert game._legal_splits(list(sizes)) == expected, sizes
+
+
+def test_game_targets_come_from_each_games_issue():
+    """Sunflower Valley (issue 9) and Key Harvest (issue 10): 4-player AEC >= 3x and engine games/s goals,
+    judged from the rows of a report (met and missed both reachable)."""
+    from farmgames.training.bench.report import GAME_TARGETS, evaluate_targets
+
+    def row(key, ratio=None, games=None):
+        r = {"key": key, "label": key}
+        if ratio is not None:
+            r["ratio_to_reference"] = ratio
+        if games is not None:
+            r["games_per_s"] = {"median": games}
+        return r
+
+    report = {
+        "games": ["sunflower_valley_v0", "key_harvest_v0"],
+        "throughput": [
+            row("sunflower_valley_v0/aec-env-4p", ratio=3.2),
+            row("sunflower_valley_v0/aec-env-5p", ratio=1.0),  # the 4-player row is the one judged
+            row("sunflower_valley_v0/engine/4p", games=999.0),
+            row("key_harvest_v0/aec-env-4p", ratio=2.9),
+            row("key_harvest_v0/engine/4p", games=201.0),
+        ],
+        "memory": [],
+        "ppo": [],
+    }
+    met = {t["key"]: t["met"] for t in evaluate_targets(report)}
+    assert set(GAME_TARGETS) == {"sunflower_valley_v0", "key_harvest_v0"}
+    assert met["aec_ratio:sunflower_valley_v0"] is True
+    assert met["engine4_games:sunflower_valley_v0"] is False  # goal 1000
+    assert met["aec_ratio:key_harvest_v0"] is False
+    assert met["engine4_games:key_harvest_v0"] is True  # goal 200

@@ -451,6 +451,17 @@ def game_cases(game: str) -> list[Case]:
             FULL,
         ),
     ]
+    if 4 in spec.player_counts and 4 not in (lo, hi):  # the issues' speed targets are 4-player AEC loops
+        rows.append(
+            (
+                "aec-env",
+                4,
+                f"{env}.env() AEC, 4 players (wrapped)",
+                "step",
+                lambda: aec_runner(game_env(name, 4)),
+                EVERY,
+            )
+        )
     if "heuristic" in spec.bots:
         rows.append(
             (
