@@ -166,6 +166,17 @@ def _small_array(legal: tuple[int, ...]) -> np.ndarray:
     return array
 
 
+@lru_cache(maxsize=2048)
+def _mask_bytes(size: int, legal: tuple[int, ...]) -> bytes:
+    """The 0/1 mask bytes of a legal list (immutable, so shared by every state and game with that list;
+    at most 2048 kept, about 2 MB). tests/fields_of_green/env/test_engine_speed.py compares them with the
+    legal list."""
+    mask = bytearray(size)
+    for action in legal:
+        mask[action] = 1
+    return bytes(mask)
+
+
 @lru_cache(maxsize=4096)
 def _legal_split_tuple(sizes: tuple[int, ...]) -> tuple[int, ...]:
     """``_legal_splits`` memoised on the pile sizes (speed: the filter over up to 50 candidate splits costs
@@ -339,6 +350,7 @@ class Game:
         self._stack: list[tuple] = [("year",)]
         self._legal: list[int] | None = None
         self._legal_array: tuple | None = None  # (the _legal list it was made from, its read-only array)
+        self._legal_bytes: tuple | None = None  # (the _legal list it was made from, its mask bytes)
         # Bumped whenever a step may change public state outside the farms (see _FARM_ONLY_DECISIONS), so an
         # observer skips comparing piles, hands, picks, counts and phase flags while it stands still.
         # Like Farm.version, not part of the game state (not saved, copied by clone).
@@ -378,6 +390,19 @@ class Game:
         if self._legal is None:
             self._legal = self._compute_legal() if self._stack else []
         return list(self._legal)
+
+    def legal_mask_bytes(self) -> bytes:
+        """:meth:`legal_actions` as ``num_actions`` bytes, 1 at each legal index (the adapters copy it into
+        the action mask with one memcpy). Made at most once per state, like :meth:`legal_action_array`, and
+        shared between states with the same legal list (two thirds of all states: every pick, split and
+        most harvest, water and equipment decisions repeat an earlier list)."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal() if self._stack else []
+        cached = self._legal_bytes
+        if cached is None or cached[0] is not legal:
+            cached = self._legal_bytes = (legal, _mask_bytes(self.layout.size, tuple(legal)))
+        return cached[1]
 
     def legal_action_array(self) -> np.ndarray:
         """:meth:`legal_actions` as a read-only 1-D ``intp`` array, in the same order, made at most once
@@ -480,7 +505,7 @@ class Game:
         new.history = self.history[:]
         new._stack = self._stack[:]
         new._legal = None
-        new._legal_array = None
+        new._legal_array = new._legal_bytes = None
         return new
 
     def scores(self) -> list[Score]:

@@ -204,3 +204,22 @@ def test_harvest_cells_equal_the_plain_loop(players):
                 found += len(cells)
             game.apply(rng.choice(game.legal_actions()))
     assert found > 100
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_legal_mask_bytes_equal_the_legal_list(players):
+    for _seed, game, rng in _games(players, 3):
+        while True:
+            mask = game.legal_mask_bytes()
+            assert isinstance(mask, bytes) and len(mask) == game.num_actions
+            assert [i for i, b in enumerate(mask) if b] == sorted(game.legal_actions())
+            assert set(mask) <= {0, 1} and game.legal_mask_bytes() is mask  # once per state
+            if rng.random() < 0.05:
+                assert game.clone().legal_mask_bytes() == mask
+                assert Game.from_json(game.to_json()).legal_mask_bytes() == mask
+                game._legal = None  # the bots' lookahead: the next call reads the state again
+                assert game.legal_mask_bytes() == mask
+            if game.is_terminal():
+                assert not any(mask)
+                break
+            game.apply(rng.choice(game.legal_actions()))
