@@ -728,7 +728,7 @@ class Observer:
                 known, low = 1, ex
             else:
                 ex, known, low = [0] * NUM_CROPS, 0, [net[c] - mn[c] for c in range(NUM_CROPS)]
-            if len(_COUNTERS) >= 1 << 15:  # ~6 MB at most
+            if len(_COUNTERS) >= 1 << 14:  # ~4 MB at most
                 _COUNTERS.clear()
             block = _COUNTERS[key] = self._pack_counters(
                 sum(st) + sum(net),
