@@ -101,17 +101,41 @@ def projected(sheet: list[int], mountains: tuple[int, ...], children: bool, t: f
     return value + t * hope
 
 
-@lru_cache(maxsize=1 << 12)
+_CONTEXTS: dict[tuple, SheetContext] = {}  # (sheet, mountains, children) -> its context
+_GROWN: dict[tuple, tuple[SheetContext, int, int]] = {}  # a sheet one move on -> (context before, symbol, hex)
+_CONTEXTS_MAX = 1 << 12
+
+
 def _context(sheet: tuple[int, ...], mountains: tuple[int, ...], children: bool) -> SheetContext:
-    """The sheet analysed once (``projection.SheetContext``), memoised on its contents (bounded LRU shared by
+    """The sheet analysed once (``projection.SheetContext``), memoised on its contents (bounded dict shared by
     every bot), with a memo of the candidate values asked of it.
 
     Speed: a decision values every candidate of its own sheet, one symbol away from it, and for the denial
     term every candidate of the next seat, which that seat then values again at its own decision on the same
     sheet and turn count; ``scoring.analyse`` per candidate was ~90% of the bot's time. The context merges
     the one settlement, flock or chain a symbol changes instead; tests/speed/test_bot_fast_paths_kh_sv.py
-    compares its values with ``projected`` on random and played sheets."""
-    return SheetContext(sheet, mountains, children)
+    compares its values with ``projected`` on random and played sheets. A sheet the bot itself moved on
+    (``_GROWN``, noted in ``act``) gets its context grown from the one before the move."""
+    key = (sheet, mountains, children)
+    ctx = _CONTEXTS.get(key)
+    if ctx is None:
+        if len(_CONTEXTS) >= _CONTEXTS_MAX:
+            _CONTEXTS.clear()
+            _GROWN.clear()
+        before = _GROWN.pop(key, None)
+        ctx = _CONTEXTS[key] = before[0].grown(before[1], before[2]) if before else SheetContext(*key)
+    return ctx
+
+
+def _note_move(sheet: list[int], mountains: tuple[int, ...], children: bool, symbol: int, h: int) -> None:
+    """Note that ``symbol`` is about to be drawn in hex ``h`` of ``sheet`` (see ``_context``)."""
+    before = _CONTEXTS.get((tuple(sheet), mountains, children))
+    if before is not None:
+        after = list(sheet)
+        after[h] = symbol
+        if len(_GROWN) >= _CONTEXTS_MAX:
+            _GROWN.clear()
+        _GROWN[(tuple(after), mountains, children)] = (before, symbol, h)
 
 
 def _projected(sheet: tuple[int, ...], mountains: tuple[int, ...], children: bool, t: float) -> float:
@@ -153,6 +177,14 @@ def _distance(starts: list[int], targets: int, empty: int) -> int | None:
     return None
 
 
+def _useful(ctx: SheetContext, sheet: list[int], a: int, h: int, s: int) -> bool:
+    """``_rail_useful`` kept in the sheet's context (the next seat asks again about the same sheet)."""
+    useful = ctx.useful.get(a)
+    if useful is None:
+        useful = ctx.useful[a] = _rail_useful(sheet, h, s)
+    return useful
+
+
 def _rail_useful(sheet: list[int], h: int, s: int) -> bool:
     """Both open sides face a house, an empty hex or a rail that faces back (else it can never link)."""
     for side in RAIL_SIDES[s]:
@@ -191,6 +223,8 @@ class HeuristicBot(Bot):
             value = values[a] + self.rng.random() * 1e-3
             if value > best_value:
                 best, best_value = a, value
+        s, h = divmod(best, N_HEX)
+        _note_move(game.sheets[p], game.sheet_map.mountains, game.children, s, h)
         return best
 
     def _values(self, game: Any, p: int, moves: list[int]) -> dict[int, float]:
@@ -219,7 +253,7 @@ class HeuristicBot(Bot):
                 near = NEIGHBOUR_MASK[h]  # _sunflower_value, with the same float operations
                 value = (near & layout.mountain_mask).bit_count() + lead - 0.5 * (near & unpaired_near).bit_count()
                 value += INHABITANT_VALUE if s == SUPER else 0
-            elif IS_RAIL[s] and not _rail_useful(sheet, h, s):
+            elif IS_RAIL[s] and not _useful(ctx, sheet, a, h, s):
                 value = -1.0
             else:
                 key = (a, t)

@@ -148,8 +148,23 @@ def _add_rail(chains: tuple[Chain, ...], sheet: list[int], h: int, symbol: int) 
     return tuple(out), new
 
 
+_DISTANCES: dict[tuple[int, int, int], int | None] = {}
+
+
 def _distance(starts: int, targets: int, empty: int) -> int | None:
-    """``bots._distance``: steps through empty hexes from ``starts`` to a hex of ``targets``."""
+    """``bots._distance``: steps through empty hexes from ``starts`` to a hex of ``targets``. Memoised
+    (bounded dict): the candidates of one decision that put a symbol in the same hex share the empty hexes,
+    and most share a chain's ends and targets."""
+    key = (starts, targets, empty)
+    d = _DISTANCES.get(key, -1)
+    if d == -1:
+        if len(_DISTANCES) >= 1 << 15:
+            _DISTANCES.clear()
+        d = _DISTANCES[key] = _distance_plain(starts, targets, empty)
+    return d
+
+
+def _distance_plain(starts: int, targets: int, empty: int) -> int | None:
     frontier = seen = starts
     d = 0
     while frontier:
@@ -205,42 +220,62 @@ def _matching(
     houses: int, settlements: tuple[int, ...], flocks: tuple[int, ...], root: list[int], children: bool
 ) -> tuple[int, int, int]:
     """(pairs, paired houses, paired sheep) of ``scoring._matching`` on ``scoring.analyse``'s lists: sheep in
-    flock order, each with its eligible houses ascending (SV-RULING-12; SV-VAR-1 adjacency only)."""
-    order: list[int] = []
-    eligible: list[tuple[int, ...]] = []
-    for flock in flocks:
-        if children:
-            for s in _bits(flock):
-                order.append(s)
-                eligible.append(_bits(NEIGHBOUR_MASK[s] & houses))
-            continue
-        near = dilate(flock) & houses
-        if not near:
-            continue  # sheep with no eligible house: augmenting from them changes nothing
-        clusters = {root[_settlement(settlements, x)] for x in _bits(near)}
-        cluster_houses = 0
-        for i, r in enumerate(root):
-            if r in clusters:
-                cluster_houses |= settlements[i]
-        row = _bits(cluster_houses)
-        for s in _bits(flock):
-            order.append(s)
-            eligible.append(row)
-    match: dict[int, int] = {}  # house hex -> index in order
+    flock order, each with its eligible houses ascending (SV-RULING-12; SV-VAR-1 adjacency only).
 
-    def augment(i: int, visited: set[int]) -> bool:
-        for j in eligible[i]:
-            if j not in visited:
-                visited.add(j)
-                owner = match.get(j)
-                if owner is None or augment(owner, visited):
-                    match[j] = i
-                    return True
+    The same augmenting-path search, on masks: a sheep's eligible houses are a mask, the houses visited in
+    one search a mask, and "the next eligible house not visited yet" its lowest bit above the last one
+    tried, which is the order in which ``scoring._matching`` walks its list."""
+    order: list[int] = []
+    rows: list[int] = []
+    if children:
+        for flock in flocks:
+            m = flock
+            while m:
+                low = m & -m
+                s = low.bit_length() - 1
+                order.append(s)
+                rows.append(NEIGHBOUR_MASK[s] & houses)
+                m ^= low
+    else:
+        clusters: dict[int, int] = {}  # network root -> its houses
+        for i, m in enumerate(settlements):
+            clusters[root[i]] = clusters.get(root[i], 0) | m
+        for flock in flocks:
+            near = dilate(flock) & houses
+            if not near:
+                continue  # sheep with no eligible house: searching from them changes nothing
+            row = 0
+            for m in clusters.values():
+                if m & near:
+                    row |= m
+            m = flock
+            while m:
+                low = m & -m
+                order.append(low.bit_length() - 1)
+                rows.append(row)
+                m ^= low
+    match: dict[int, int] = {}  # house hex -> index in order
+    visited = 0
+
+    def augment(i: int) -> bool:
+        nonlocal visited
+        row = rows[i]
+        cand = row & ~visited
+        while cand:
+            low = cand & -cand
+            visited |= low
+            j = low.bit_length() - 1
+            owner = match.get(j)
+            if owner is None or augment(owner):
+                match[j] = i
+                return True
+            cand = row & ~visited & ~((low << 1) - 1)  # the next eligible houses after j, not visited
         return False
 
     for i in range(len(order)):
-        if eligible[i]:
-            augment(i, set())
+        if rows[i]:
+            visited = 0
+            augment(i)
     paired_houses = paired_sheep = 0
     for j, i in match.items():
         paired_houses |= 1 << j
@@ -296,6 +331,7 @@ class SheetContext:
         "express",
         "matching",
         "memo",
+        "useful",
         "touching",
         "_base",
     )
@@ -323,6 +359,7 @@ class SheetContext:
         self.matching = _matching(houses, self.settlements, self.flocks, self.root, children)
         self.touching = dilate(empty)  # hexes touching an empty hex
         self.memo: dict[tuple[int, float], float] = {}  # the caller's store of value_with answers
+        self.useful: dict[int, bool] = {}  # the caller's store of facts about moves on this sheet
         self._base: dict[float, float] = {}
 
     def value(self, t: float) -> float:
@@ -350,13 +387,13 @@ class SheetContext:
         """Mask of the houses without a sheep in the maximum matching of ``scoring.analyse``."""
         return self.houses & ~self.matching[1]
 
-    def value_with(self, symbol: int, h: int, t: float) -> float:
-        """``bots.projected`` of the sheet with ``symbol`` drawn in empty hex ``h``.
-
-        The networks, F and the matching are the sheet's own unless the symbol can change them: a house or
-        a sheep next to a flock's eligible houses, a rail completing a link between two settlements."""
+    def _parts(self, symbol: int, h: int) -> tuple:
+        """The parts of the sheet with ``symbol`` drawn in empty hex ``h``: (houses, sheep, suns, D,
+        settlements, flocks, chains, network roots, F, matching). The networks, F and the matching are the
+        sheet's own unless the symbol can change them: a house or a sheep next to a flock's eligible
+        houses, a rail completing a link between two settlements."""
         bit = 1 << h
-        houses, sheep, d_points = self.houses, self.sheep, self.d_points
+        houses, sheep, suns, d_points = self.houses, self.sheep, self.suns, self.d_points
         settlements, flocks, chains = self.settlements, self.flocks, self.chains
         root, express, matching = self.root, self.express, self.matching
         children = self.children
@@ -382,11 +419,14 @@ class SheetContext:
                 if NEIGHBOUR_MASK[h] & (houses | self.sheep):  # eligible, or the flock order changes
                     matching = _matching(houses, settlements, flocks, root, children)
             else:
-                merged = next(f for f in flocks if f & bit)
-                if dilate(merged) & houses:
-                    matching = _matching(houses, settlements, flocks, root, children)
+                for merged in flocks:
+                    if merged & bit:
+                        if dilate(merged) & houses:
+                            matching = _matching(houses, settlements, flocks, root, children)
+                        break
         elif symbol == SUNFLOWER or symbol == SUPER:
-            d_points = sum((NEIGHBOUR_MASK[m] & (self.suns | bit)).bit_count() for m in self.mountains)
+            suns |= bit
+            d_points = sum((NEIGHBOUR_MASK[m] & suns).bit_count() for m in self.mountains)
         else:
             chains, new = _add_rail(chains, self.sheet, h, symbol)
             fa, fb = new[3], new[4]
@@ -394,7 +434,12 @@ class SheetContext:
                 root, express = _networks(houses, settlements, chains)
                 if not children:
                     matching = _matching(houses, settlements, flocks, root, children)
-        empty = self.empty & ~bit
+        return houses, sheep, suns, d_points, settlements, flocks, chains, root, express, matching
+
+    def value_with(self, symbol: int, h: int, t: float) -> float:
+        """``bots.projected`` of the sheet with ``symbol`` drawn in empty hex ``h``."""
+        houses, sheep, _, d_points, settlements, _, chains, _, express, matching = self._parts(symbol, h)
+        empty = self.empty & ~(1 << h)
         if t <= 0:
             return _total(houses, sheep, empty, d_points + express, matching, settlements, chains, t, 0)
         # the hexes touching an empty hex: only h's neighbours can lose that (h is no neighbour of itself)
@@ -404,6 +449,22 @@ class SheetContext:
             if NEIGHBOUR_MASK[x] & empty:
                 touching |= 1 << x
         return _total(houses, sheep, empty, d_points + express, matching, settlements, chains, t, touching)
+
+    def grown(self, symbol: int, h: int) -> SheetContext:
+        """The context of the sheet with ``symbol`` drawn in empty hex ``h`` (what the next decision on that
+        sheet needs), from this one's parts instead of a new analysis; equal to ``SheetContext(that sheet)``
+        (tests/speed/test_bot_fast_paths_kh_sv.py)."""
+        out = SheetContext.__new__(SheetContext)
+        out.sheet = list(self.sheet)
+        out.sheet[h] = symbol
+        out.mountains, out.children = self.mountains, self.children
+        parts = self._parts(symbol, h)
+        out.houses, out.sheep, out.suns, out.d_points, out.settlements, out.flocks, out.chains = parts[:7]
+        out.root, out.express, out.matching = parts[7:]
+        out.empty = self.empty & ~(1 << h)
+        out.touching = dilate(out.empty)
+        out.memo, out._base, out.useful = {}, {}, {}
+        return out
 
 
 def _total(

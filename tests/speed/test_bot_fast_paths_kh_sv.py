@@ -141,6 +141,37 @@ def test_key_harvest_memo_tables_are_bounded():
 # ------------------------------------------------------------------------------------ Sunflower Valley
 
 
+_CONTEXT_PARTS = (
+    "sheet",
+    "mountains",
+    "children",
+    "houses",
+    "sheep",
+    "empty",
+    "suns",
+    "d_points",
+    "settlements",
+    "flocks",
+    "express",
+    "matching",
+    "touching",
+)
+
+
+def _canonical_chains(chains, sheet: list[int]) -> list[tuple]:
+    """Chains as what the projection reads of them: hexes, length, lowest hex and the two faced hexes where
+    they are empty or a house (a faced rail, mountain or edge is just "closed"), in either order."""
+
+    def kind(x: int) -> int:
+        return x if x >= 0 and sheet[x] in (-1, 0) else -1
+
+    return [(m, n, low, sorted((kind(fa), kind(fb)))) for m, n, low, fa, fb in chains]
+
+
+def _partition(root: list[int]) -> list[tuple[int, ...]]:
+    return [tuple(j for j, r in enumerate(root) if r == ri) for ri in root]
+
+
 def _random_sheet(rng: random.Random, layout) -> list[int]:
     from farmgames.envs.sunflower_valley.scoring import EMPTY, MOUNTAIN_CELL
 
@@ -187,6 +218,14 @@ def test_sunflower_valley_projection_equals_the_plain_one_on_random_sheets():
                 sheet[h] = EMPTY
                 assert context.value_with(symbol, h, t) == want, (sheet, symbol, h, children, t)
                 checked += 1
+                if symbol in (0, 1, 2, 4, 8):  # the grown context equals a fresh analysis of that sheet
+                    sheet[h] = symbol
+                    fresh, grown = SheetContext(sheet, layout.mountains, children), context.grown(symbol, h)
+                    assert _canonical_chains(grown.chains, sheet) == _canonical_chains(fresh.chains, sheet)
+                    assert _partition(grown.root) == _partition(fresh.root)  # the networks (labels may differ)
+                    sheet[h] = EMPTY
+                    for part in _CONTEXT_PARTS:
+                        assert getattr(grown, part) == getattr(fresh, part), (part, sheet, symbol, h)
     assert checked > 20000
 
 
