@@ -254,6 +254,7 @@ class Observer:
         self._slot_zeros = memoryview(np.zeros(SLOTS * _SLOT_W, np.float32))
         self._game: Any = None
         self._seen: list[list[int]] = []
+        self._colour: tuple[int, ...] = ()  # the game's hex colours (SV-RULING-2)
         self._history = -1
         self._first: int = 0
         self._current: int | None = None
@@ -281,10 +282,10 @@ class Observer:
         if force_full or game is not self._game:
             self._rebuild(game, force_full)
             self._write_state(game)
-        elif len(game.history) != self._history and not (
-            len(game.history) == self._history + 1 and self._advance(game)
-        ):
-            self._resync(game)
+        else:
+            steps = len(game.history) - self._history
+            if steps and (steps != 1 or not self._advance(game)):
+                self._resync(game)
         mv = buffer.mv
         for where, run in self._copies[seat]:
             mv[where] = run
@@ -295,6 +296,7 @@ class Observer:
         self._game = game
         self._history = len(game.history)
         self._seen = [list(sheet) for sheet in game.sheets]
+        self._colour = game.sheet_map.colour
         blocks = None if plain else [_fresh_block(game.letter, pad) for pad in game.pads]
         if blocks is not None and all(b[0] == sheet for b, sheet in zip(blocks, game.sheets, strict=True)):
             src = self._src_mv
@@ -360,7 +362,7 @@ class Observer:
             src[i + offset] = 1.0
         base = self._players_at
         row = base + p * _P
-        colour = game.sheet_map.colour[h]
+        colour = self._colour[h]
         src[row + _EMPTY + colour] -= 1.0
         src[row + _COUNT_COLUMN[s]] += 1.0
         if _IS_SUNFLOWER[s]:
