@@ -226,7 +226,7 @@ _CONTEXTS: dict[tuple, bytes] = {}  # (bytes: not tracked by the garbage collect
 # byte b -> the float32 bytes of its 8 bits, low bit first (``bits`` of a bitmask, 8 spaces at a time)
 _BYTE_FLOATS = tuple(struct.pack("8f", *(b >> j & 1 for j in range(8))) for b in range(256))
 _TOWNS: dict[tuple, memoryview] = {}  # (players, viewer, *town) -> the townsfolk entry's floats
-_COUNTERS: dict[tuple, bytes] = {}  # (2 players, *start, *net, *min_net) -> bytes of supply_total .. net_loss_*
+_COUNTERS: dict[tuple, bytes] = {}  # see Observer._write_counters -> bytes of supply_total .. net_loss_*
 
 # offsets in a player row (PLAYER_FEATURES) of the fast path's single writes
 _TOTAL, _EXACT0, _LOW0 = _PF["supply_total"], _PF["supply_exact_wheat"], _PF["supply_min_wheat"]
@@ -716,11 +716,12 @@ class Observer:
             self._own = [None] * self.num_players
 
     def _write_counters(self, game: Any, q: int) -> None:
-        """supply_total .. net_loss_* of row ``q``: a float block per (player count is 2, start counters, net,
-        lowest net), shared by every observer (blocks repeat: ~80% hits after a few dozen games)."""
+        """supply_total .. net_loss_* of row ``q``: a float block per (2 players, start counters, net) or (3-4
+        players, start total, net, lowest net), what the block is computed from; shared by every observer
+        (blocks repeat: ~80% hits after a few dozen games)."""
         net, mn, st = game.net[q], game.min_net[q], game.start[q]
         two = self.num_players == 2
-        key = (two, *st, *net, *mn)
+        key = (two, *st, *net) if two else (two, sum(st), *net, *mn)  # 3-4 players: only the public start total
         block = _COUNTERS.get(key)
         if block is None:
             if two:  # the 2-player start counters are public (KH-SETUP-18)
