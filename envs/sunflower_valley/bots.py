@@ -28,6 +28,7 @@ there is one and draws where a sunflower is worth most. It reads only public inf
 from __future__ import annotations
 
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 from farmgames.envs.core.bots import Bot, RandomBot
@@ -148,10 +149,28 @@ def _unpaired_houses(sheet: tuple[int, ...], mountains: tuple[int, ...], childre
     return _context(sheet, mountains, children).unpaired_houses()
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=1 << 12)
 def _hexes_of(mask: int) -> tuple[int, ...]:
-    """The hexes of a region mask, ascending (memoised: a layout has five regions)."""
+    """The hexes of a mask, ascending (memoised: regions, and the empty hexes of the free colours)."""
     return tuple(h for h in range(N_HEX) if mask >> h & 1)
+
+
+@lru_cache(maxsize=256)
+def _symbols_in(mask: int) -> Any:
+    """A getter of the symbols a sheet has in the hexes of ``mask`` (a region), as one tuple."""
+    hexes = _hexes_of(mask)
+    if len(hexes) == 1:  # itemgetter of one item gives the item, not a tuple
+        return lambda sheet: (sheet[hexes[0]],)
+    return itemgetter(*hexes)
+
+
+@lru_cache(maxsize=16)
+def _die_keys(colour: tuple[int, ...]) -> tuple[int, ...]:
+    """``8 * face + colour`` of every normal move id on a layout: the die it takes (SV-TURN-1..3)."""
+    return tuple(8 * FACE_OF[a // N_HEX] + colour[a % N_HEX] for a in range(FALLBACK_START))
+
+
+_MINUS_INF = float("-inf")
 
 
 def _open_ends(sheet: list[int], h: int) -> list[int]:
@@ -175,14 +194,6 @@ def _distance(starts: list[int], targets: int, empty: int) -> int | None:
         seen |= frontier
         d += 1
     return None
-
-
-def _useful(ctx: SheetContext, sheet: list[int], a: int, h: int, s: int) -> bool:
-    """``_rail_useful`` kept in the sheet's context (the next seat asks again about the same sheet)."""
-    useful = ctx.useful.get(a)
-    if useful is None:
-        useful = ctx.useful[a] = _rail_useful(sheet, h, s)
-    return useful
 
 
 def _rail_useful(sheet: list[int], h: int, s: int) -> bool:
@@ -235,35 +246,41 @@ class HeuristicBot(Bot):
         region majority is computed once per colour, the mountains next to it from the layout's mask."""
         sheet = game.sheets[p]
         layout = game.sheet_map
-        mountains = layout.mountains
         t = max(TOTAL_TURNS - game.turns[p] - 1, 0) / TOTAL_TURNS
-        ctx = _context(tuple(sheet), mountains, game.children)
-        base = ctx.base_value(t)
-        unpaired_near = ctx.unpaired_houses()
-        memo = ctx.memo
+        ctx = _context(tuple(sheet), layout.mountains, game.children)
+        final = ctx.memo.get(t)  # move -> value, for every move but sunflowers (they read other sheets)
+        if final is None:
+            final = ctx.memo[t] = {}
+        base = None
+        unpaired_near = None
         majority: dict[int, float] = {}
         out = {}
         for a in moves:
+            value = final.get(a)
+            if value is not None:
+                out[a] = value
+                continue
             s, h = divmod(a, N_HEX)
             if s == SUNFLOWER or s == SUPER:
                 k = layout.colour[h]
                 lead = majority.get(k)
                 if lead is None:
                     lead = majority[k] = self._majority_value(game, p, h)
+                if unpaired_near is None:
+                    unpaired_near = ctx.unpaired_houses()
                 near = NEIGHBOUR_MASK[h]  # _sunflower_value, with the same float operations
                 value = (near & layout.mountain_mask).bit_count() + lead - 0.5 * (near & unpaired_near).bit_count()
-                value += INHABITANT_VALUE if s == SUPER else 0
-            elif IS_RAIL[s] and not _useful(ctx, sheet, a, h, s):
+                out[a] = value + (INHABITANT_VALUE if s == SUPER else 0)
+                continue
+            if IS_RAIL[s] and not _rail_useful(sheet, h, s):
                 value = -1.0
             else:
-                key = (a, t)
-                v = memo.get(key)
-                if v is None:
-                    v = memo[key] = ctx.value_with(s, h, t)
-                value = v - base
+                if base is None:
+                    base = ctx.base_value(t)
+                value = ctx.value_with(s, h, t) - base
                 if s == HOUSE:
                     value += 2 * INHABITANT_VALUE
-            out[a] = value
+            out[a] = final[a] = value
         return out
 
     def _with_denial(self, game: Any, p: int, values: dict[int, float]) -> dict[int, float]:
@@ -280,10 +297,10 @@ class HeuristicBot(Bot):
         )
         opp = self._values(game, q, theirs)
         best_by: dict[int, float] = {}  # 8 * face + colour -> the next seat's best value with that die
-        colour = game.sheet_map.colour
+        die = _die_keys(game.sheet_map.colour)
         for a, v in opp.items():
-            key = 8 * FACE_OF[a // N_HEX] + colour[a % N_HEX]
-            if v > best_by.get(key, float("-inf")):
+            key = die[a]
+            if v > best_by.get(key, _MINUS_INF):
                 best_by[key] = v
         kept = [(key >> 3, key & 7, w) for key, w in best_by.items()]
         out = {}
@@ -291,21 +308,21 @@ class HeuristicBot(Bot):
         weight = self.denial / (game.num_players - 1)
         left_by: dict[int, float] = {}  # 8 * face + colour of my move -> the best the next seat keeps
         for a, v in values.items():
-            f, k = FACE_OF[a // N_HEX], colour[a % N_HEX]
-            left = left_by.get(8 * f + k)
+            key = die[a]
+            left = left_by.get(key)
             if left is None:
-                left = left_by[8 * f + k] = max(
-                    (w for g, c, w in kept if c != k and (g != f or pool[f] > 1)), default=0.0
-                )
+                f, k = key >> 3, key & 7
+                rest = (w for g, c, w in kept if c != k and (g != f or pool[f] > 1))
+                left = left_by[key] = max(rest, default=0.0)
             out[a] = v - weight * left
         return out
 
     @staticmethod
     def _moves_for(game: Any, q: int) -> list[int]:
         """The normal moves seat ``q`` would have with the current pool and free slots."""
-        m = game.empty[q] & game.free_hexes
-        hexes = [h for h in range(N_HEX) if m >> h & 1]
-        return [N_HEX * s + h for f, count in enumerate(game.pool) if count for s in SYMBOLS_OF[f] for h in hexes]
+        hexes = _hexes_of(game.empty[q] & game.free_hexes)
+        bases = [N_HEX * s for f, count in enumerate(game.pool) if count for s in SYMBOLS_OF[f]]
+        return [b + h for b in bases for h in hexes]
 
     @staticmethod
     def _unpaired_house_mask(sheet: list[int], mountains: tuple[int, ...], children: bool) -> int:
@@ -316,10 +333,15 @@ class HeuristicBot(Bot):
         """C change of one more sunflower of ``p`` in the region of ``h``."""
         k = game.sheet_map.colour[h]
         region = game.sheet_map.region_mask[k]
-        hexes = _hexes_of(region)  # the region's 5 hexes, not a scan of the sheet
-        counts = [sum(1 for x in hexes if sheet[x] == SUNFLOWER or sheet[x] == SUPER) for sheet in game.sheets]
-        mine = counts[p]
-        rival = max(c for q, c in enumerate(counts) if q != p)
+        symbols = _symbols_in(region)  # the region's 5 hexes read at once, not a scan of the sheet
+        mine, rival = 0, -1
+        for q, sheet in enumerate(game.sheets):
+            seen = symbols(sheet)
+            c = seen.count(SUNFLOWER) + seen.count(SUPER)
+            if q == p:
+                mine = c
+            elif c > rival:
+                rival = c
         if mine > rival:
             return 0.0
         if mine + 1 > rival:

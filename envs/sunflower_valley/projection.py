@@ -148,32 +148,32 @@ def _add_rail(chains: tuple[Chain, ...], sheet: list[int], h: int, symbol: int) 
     return tuple(out), new
 
 
-_DISTANCES: dict[tuple[int, int, int], int | None] = {}
+_SEARCHES: dict[tuple[int, int, int], tuple[int | None, int]] = {}
 
 
-def _distance(starts: int, targets: int, empty: int) -> int | None:
-    """``bots._distance``: steps through empty hexes from ``starts`` to a hex of ``targets``. Memoised
-    (bounded dict): the candidates of one decision that put a symbol in the same hex share the empty hexes,
-    and most share a chain's ends and targets."""
+def _search(starts: int, targets: int, empty: int) -> tuple[int | None, int]:
+    """(``bots._distance``, the hexes searched): steps through empty hexes from ``starts`` to a hex of
+    ``targets``, and every hex of the layers searched. Memoised (bounded dict): candidates that put a symbol
+    in the same hex share the empty hexes, and most share a chain's ends and targets."""
     key = (starts, targets, empty)
-    d = _DISTANCES.get(key, -1)
-    if d == -1:
-        if len(_DISTANCES) >= 1 << 15:
-            _DISTANCES.clear()
-        d = _DISTANCES[key] = _distance_plain(starts, targets, empty)
-    return d
+    out = _SEARCHES.get(key)
+    if out is None:
+        if len(_SEARCHES) >= 1 << 15:
+            _SEARCHES.clear()
+        out = _SEARCHES[key] = _search_plain(starts, targets, empty)
+    return out
 
 
-def _distance_plain(starts: int, targets: int, empty: int) -> int | None:
+def _search_plain(starts: int, targets: int, empty: int) -> tuple[int | None, int]:
     frontier = seen = starts
     d = 0
     while frontier:
         if frontier & targets:
-            return d
+            return d, seen
         frontier = dilate(frontier) & empty & ~seen
         seen |= frontier
         d += 1
-    return None
+    return None, seen
 
 
 def _settlement(settlements: tuple[int, ...], x: int) -> int:
@@ -283,24 +283,25 @@ def _matching(
     return len(match), paired_houses, paired_sheep
 
 
-def _rail_hope(houses: int, empty: int, settlements: tuple[int, ...], chains: tuple[Chain, ...], hope: float) -> float:
-    """``hope`` plus the rail hopes of ``bots.projected``, added in chain order."""
-    for _, length, _, fa, fb in chains:
-        a = fa >= 0 and houses >> fa & 1
-        b = fb >= 0 and houses >> fb & 1
-        if a and b:
-            continue
-        ends = (1 << fa if fa >= 0 and empty >> fa & 1 else 0) | (1 << fb if fb >= 0 and empty >> fb & 1 else 0)
-        if not ends:
-            continue
-        if not a and not b:
-            hope += HOPE_LOOSE_RAIL
-            continue
-        home = settlements[_settlement(settlements, fa if a else fb)]
-        d = _distance(ends, dilate(houses & ~home) & empty, empty)
-        if d is not None:
-            hope += HOPE_RAIL * (2.0 if length >= 2 else 1.0) / (1 + d)
-    return hope
+def _chain_term(houses: int, empty: int, settlements: tuple[int, ...], chain: Chain) -> tuple[float | None, int]:
+    """(what ``chain`` adds to the hope of ``bots.projected``, or None; the hexes that decide it).
+
+    The hexes that decide it are its open ends and, for a chain from a settlement, every hex the distance
+    search reached: a symbol drawn in any other empty hex (no house: the settlements stay) leaves it as it
+    is, so a candidate's hope can take the sheet's own term for every chain it does not touch."""
+    _, length, _, fa, fb = chain
+    a = fa >= 0 and houses >> fa & 1
+    b = fb >= 0 and houses >> fb & 1
+    if a and b:
+        return None, 0
+    ends = (1 << fa if fa >= 0 and empty >> fa & 1 else 0) | (1 << fb if fb >= 0 and empty >> fb & 1 else 0)
+    if not ends:
+        return None, 0  # no empty hex can open an end
+    if not a and not b:
+        return HOPE_LOOSE_RAIL, ends
+    home = settlements[_settlement(settlements, fa if a else fb)]
+    d, seen = _search(ends, dilate(houses & ~home) & empty, empty)
+    return (HOPE_RAIL * (2.0 if length >= 2 else 1.0) / (1 + d) if d is not None else None), seen
 
 
 def _bits(m: int) -> tuple[int, ...]:
@@ -331,7 +332,7 @@ class SheetContext:
         "express",
         "matching",
         "memo",
-        "useful",
+        "terms",
         "touching",
         "_base",
     )
@@ -358,8 +359,8 @@ class SheetContext:
         self.root, self.express = _networks(houses, self.settlements, self.chains)
         self.matching = _matching(houses, self.settlements, self.flocks, self.root, children)
         self.touching = dilate(empty)  # hexes touching an empty hex
-        self.memo: dict[tuple[int, float], float] = {}  # the caller's store of value_with answers
-        self.useful: dict[int, bool] = {}  # the caller's store of facts about moves on this sheet
+        self.memo: dict[float, dict[int, float]] = {}  # the caller's store of answers (per turn share t)
+        self.terms: dict[Chain, tuple[float | None, int]] | None = None
         self._base: dict[float, float] = {}
 
     def value(self, t: float) -> float:
@@ -375,6 +376,12 @@ class SheetContext:
             t,
             self.touching,
         )
+
+    def _terms(self) -> dict[Chain, tuple[float | None, int]]:
+        """The rail terms of the sheet's own chains (``_chain_term``), computed once."""
+        if self.terms is None:
+            self.terms = {c: _chain_term(self.houses, self.empty, self.settlements, c) for c in self.chains}
+        return self.terms
 
     def base_value(self, t: float) -> float:
         """``value(t)``, kept."""
@@ -448,7 +455,8 @@ class SheetContext:
         for x in _bits(near & ~self.empty & ~self.suns):  # hope counts houses and sheep only
             if NEIGHBOUR_MASK[x] & empty:
                 touching |= 1 << x
-        return _total(houses, sheep, empty, d_points + express, matching, settlements, chains, t, touching)
+        terms = None if symbol == HOUSE else self._terms()  # a house changes the settlements (targets)
+        return _total(houses, sheep, empty, d_points + express, matching, settlements, chains, t, touching, terms, h)
 
     def grown(self, symbol: int, h: int) -> SheetContext:
         """The context of the sheet with ``symbol`` drawn in empty hex ``h`` (what the next decision on that
@@ -463,7 +471,7 @@ class SheetContext:
         out.root, out.express, out.matching = parts[7:]
         out.empty = self.empty & ~(1 << h)
         out.touching = dilate(out.empty)
-        out.memo, out._base, out.useful = {}, {}, {}
+        out.memo, out._base, out.terms = {}, {}, None
         return out
 
 
@@ -477,13 +485,22 @@ def _total(
     chains: tuple[Chain, ...],
     t: float,
     touching: int,
+    terms: dict[Chain, tuple[float | None, int]] | None = None,
+    h: int = -1,
 ) -> float:
     """``bots.projected`` from the parts: A + B + D + F, then the hopes (house and sheep hopes are whole
-    numbers, so their sum is exact in any order; the rail hopes follow in chain order)."""
+    numbers, so their sum is exact in any order; the rail hopes follow in chain order). ``terms``: the rail
+    terms of the sheet a symbol in hex ``h`` away (no house), taken where ``h`` cannot change them."""
     pairs, paired_houses, paired_sheep = matching
     value = PAIR_POINTS * pairs + UNPAIRED_POINTS * (houses.bit_count() - pairs) + d_and_f
     if t <= 0:
         return value
     hope = HOPE_HOUSE * (houses & ~paired_houses & touching).bit_count()
     hope += HOPE_SHEEP * (sheep & ~paired_sheep & touching).bit_count()
-    return value + t * _rail_hope(houses, empty, settlements, chains, hope)
+    for chain in chains:
+        term = terms.get(chain) if terms is not None else None
+        if term is None or term[1] >> h & 1:
+            term = _chain_term(houses, empty, settlements, chain)
+        if term[0] is not None:
+            hope += term[0]
+    return value + t * hope

@@ -245,6 +245,13 @@ def test_sunflower_valley_projection_equals_the_plain_one_on_played_sheets():
             t = max(sv_bots.TOTAL_TURNS - game.turns[p] - 1, 0) / sv_bots.TOTAL_TURNS
             context = SheetContext(sheet, mountains, children)
             for h in range(len(sheet)):
+                k = game.sheet_map.colour[h]
+                if k >= 0:  # the region majority against a plain count of every sheet
+                    region = game.sheet_map.region_mask[k]
+                    counts = [sum(1 for x in range(30) if region >> x & 1 and s[x] in (2, 3)) for s in game.sheets]
+                    mine, rival = counts[p], max(c for q, c in enumerate(counts) if q != p)
+                    plain = 0.0 if mine > rival else 3.0 if mine + 1 > rival else 1.0 if mine + 1 == rival else 0.0
+                    assert sv_bots.HeuristicBot._majority_value(game, p, h) == plain
                 if sheet[h] == EMPTY:
                     for symbol in range(13):
                         sheet[h] = symbol
