@@ -172,7 +172,10 @@ class BoardGameEnvBase:
         version, history = self._version, len(game.history)  # robust to direct game.apply() calls too
         if self._slot_history[seat] == history and self._slot_version[seat] == version:
             return self._handed[seat]
-        index = self._slot_of[seat] ^ 1
+        # handed-out arrays are the buffers themselves only with reuse_buffers (then the two alternate, so
+        # the previous observation stays valid); fresh arrays are copies, so one buffer per seat suffices
+        # and an incremental observer finds fewer changes since the buffer's last fill
+        index = self._slot_of[seat] ^ 1 if self.reuse_buffers else self._slot_of[seat]
         slot = self._slots[seat][index]
         self.observer.fill(game, seat, slot.buf)
         # the mask's memory is a bytearray: clearing it is one memcpy and setting an index a plain
