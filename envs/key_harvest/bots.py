@@ -41,6 +41,7 @@ from .actions import (
     TAKE_STORE,
     TOWNSFOLK0,
 )
+from .auction import can_pay
 from .board import (
     BIT,
     FARMHANDS,
@@ -86,21 +87,27 @@ def _group_points(fields: int) -> int:
 # The board's flood fills, memoised the same way (pure functions of ints; tuples, so no caller can change a
 # cached answer). Checked against board.groups / board.group_of in tests/speed/test_bot_fast_paths_kh_sv.py.
 _GROUPS: dict[int, tuple[int, ...]] = {}
-_GROWN_FROM: dict[int, tuple[int, int]] = {}  # fields | BIT[tile] -> (fields, tile), noted by points_with
 _MEMO_SIZE = 1 << 16
 _POINTS: dict[int, int] = {}  # group_points' memo
 _POINTS_WITH: dict[int, int] = {}  # points_with's memo
 
 
 def _groups(fields: int) -> tuple[int, ...]:
-    """``tuple(board.groups(fields))``, memoised (bounded dict). Speed: a board usually grows by a tile that
-    ``points_with`` valued on the board before, so its groups are that board's groups with the tile's
+    """``tuple(board.groups(fields))``, memoised (bounded dict). Speed: a board grows a tile at a time, so
+    the groups of a new board are usually those of a memoised board one tile smaller with that tile's
     neighbours merged (``_merge_groups``) instead of a flood fill of the whole board."""
     out = _GROUPS.get(fields)
     if out is None:
-        grown = _GROWN_FROM.get(fields)
-        before = _GROUPS.get(grown[0]) if grown is not None else None
-        out = _merge_groups(before, grown[1]) if before is not None else tuple(groups(fields))
+        m = fields
+        while m:  # a memoised board one tile smaller
+            low = m & -m
+            before = _GROUPS.get(fields ^ low)
+            if before is not None:
+                out = _merge_groups(before, low.bit_length() - 1)
+                break
+            m ^= low
+        else:
+            out = tuple(groups(fields))
         if len(_GROUPS) >= _MEMO_SIZE:
             _GROUPS.clear()
         _GROUPS[fields] = out
@@ -152,7 +159,6 @@ def _points_with(fields: int, tile: int) -> int:
     bit = BIT[tile]
     if fields & bit:
         return group_points(fields)
-    _note_grown(fields, tile)
     near = NEIGHBOUR_MASK[tile]
     merged = bit
     sizes = []
@@ -164,13 +170,6 @@ def _points_with(fields: int, tile: int) -> int:
     sizes.append(merged.bit_count())
     sizes.sort(reverse=True)
     return sizes[0] + 2 * sizes[1] if len(sizes) > 1 else sizes[0]
-
-
-def _note_grown(f: int, tile: int) -> None:
-    """Note the board ``tile`` would make (its groups can then be merged, not flood-filled: ``_groups``)."""
-    if len(_GROWN_FROM) >= _MEMO_SIZE:
-        _GROWN_FROM.clear()
-    _GROWN_FROM[f | BIT[tile]] = (f, tile)
 
 
 def _base_value_plain(f: int, tile: int) -> float:
@@ -188,9 +187,7 @@ def _base_value_plain(f: int, tile: int) -> float:
         gain = 0
     elif not near & f:  # a new group of one: the two largest stay (or it becomes the second / the only one)
         gain = 0 if n > 1 else (2 if n else 1)
-        _note_grown(f, tile)
     else:
-        _note_grown(f, tile)
         points = gs[0].bit_count() + 2 * gs[1].bit_count() if n > 1 else gs[0].bit_count()
         merged, a, b = 1, 0, 0  # the new group; the two largest groups it does not touch
         for g in gs:
@@ -208,6 +205,9 @@ def _base_value_plain(f: int, tile: int) -> float:
             gain = a + 2 * b - points
     return gain + 0.3 * (near & f).bit_count() + 0.5
 
+
+_HANDLERS: dict[type, dict[str, Any]] = {}  # bot class -> {phase: its method (unbound)}, see act
+_UNKNOWN = object()
 
 _BOARD_VALUES: dict[int, dict[int, float]] = {}  # fields -> {tile: _base_value_plain(fields, tile)}
 
@@ -296,8 +296,13 @@ class HeuristicBot(Bot):
         if len(legal) == 1:
             return legal[0]
         f = game.frame
-        handler = getattr(self, "_" + f[0], None)
-        choice = handler(game, f[1], legal, f) if handler else None
+        table = _HANDLERS.get(type(self))
+        if table is None:
+            table = _HANDLERS[type(self)] = {}
+        handler = table.get(f[0], _UNKNOWN)
+        if handler is _UNKNOWN:  # the phase's method, looked up once per class (a subclass may override it)
+            handler = table[f[0]] = getattr(type(self), "_" + f[0], None)
+        choice = handler(self, game, f[1], legal, f) if handler else None
         if choice is None or choice not in legal:
             choice = DONE if DONE in legal else legal[0]
         return int(choice)
@@ -312,27 +317,32 @@ class HeuristicBot(Bot):
         return tile_value(game, p, tile) - price
 
     def _best_store(self, game: Any, p: int) -> tuple[float, int | None]:
-        """The best store tile and its value: ``_store_value`` over ``store_choices``, the board's part from
-        the per-board table (``_board_values``) with the same float operations (a zero worker loss or price
-        is not subtracted: ``x - 0 == x``); tests/speed/test_bot_fast_paths_kh_sv.py compares them."""
+        """The best store tile and its value: ``_store_value`` over ``store_choices``, in their order.
+
+        Speed: the board's part of each value from the per-board table (``_board_values``), with the same
+        float operations (a zero worker loss or price is not subtracted: ``x - 0 == x``), and a tile is only
+        checked against the rule of ``game.store_choices`` (see ``_store_above``) when it would beat the best
+        so far; tests/speed/test_bot_fast_paths_kh_sv.py compares it with the plain maximum."""
         best, arg = -1e9, None
         f, workers, n = game.fields[p], game.worker_at[p], game.num_players
-        store, bids = game.store, game.bids
+        store, bids, new, supply = game.store, game.bids, game.new_in_store, game.supply[p]
         table = _board_values(f)
-        for a in game.store_choices(p):
-            o, k = divmod(a - STORE0, STORE_SPACES)
-            owner = (p + o) % n  # game.store_owner (KH-RULING-17)
-            tile = store[owner][k]
-            v = table.get(tile)
-            if v is None:
-                v = table[tile] = _base_value_plain(f, tile)
-            w = workers[tile]
-            if w >= 0:
-                v -= NUMBER[worker_kind(w)]
-            if owner != p:
-                v -= 1.5 * sum(bids[owner][k])
-            if v > best:
-                best, arg = v, a
+        for o in range(n):
+            owner = (p + o) % n
+            for k in range(STORE_SPACES):
+                tile = store[owner][k]
+                if tile < 0:
+                    continue
+                v = table.get(tile)
+                if v is None:
+                    v = table[tile] = _base_value_plain(f, tile)
+                w = workers[tile]
+                if w >= 0:
+                    v -= NUMBER[worker_kind(w)]
+                if owner != p:
+                    v -= 1.5 * sum(bids[owner][k])
+                if v > best and tile not in new and (o == 0 or can_pay(supply, bids[owner][k])):
+                    best, arg = v, STORE0 + STORE_SPACES * o + k
         return best, arg
 
     def _best_registry(self, game: Any, p: int) -> tuple[float, int | None]:
@@ -353,24 +363,31 @@ class HeuristicBot(Bot):
         return best, arg
 
     def _store_above(self, game: Any, p: int, level: float) -> bool:
-        """``self._best_store(game, p)[0] > level``, stopping at the first store tile above ``level``."""
+        """``self._best_store(game, p)[0] > level``, stopping at the first store tile above ``level``.
+
+        Speed: a tile's value is looked up first and only a tile above ``level`` is checked against the
+        rule of ``game.store_choices`` (KH-ACT-PLACE-1/3/9, KH-EVENT-6: not new to a store this turn, and a
+        rival's bid payable exactly), so most tiles skip that test; compared with ``_best_store`` in
+        tests/speed/test_bot_fast_paths_kh_sv.py."""
         f, workers, n = game.fields[p], game.worker_at[p], game.num_players
-        store, bids = game.store, game.bids
+        store, bids, new, supply = game.store, game.bids, game.new_in_store, game.supply[p]
         table = _board_values(f)
-        for a in game.store_choices(p):
-            o, k = divmod(a - STORE0, STORE_SPACES)
+        for o in range(n):
             owner = (p + o) % n
-            tile = store[owner][k]
-            v = table.get(tile)
-            if v is None:
-                v = table[tile] = _base_value_plain(f, tile)
-            w = workers[tile]
-            if w >= 0:
-                v -= NUMBER[worker_kind(w)]
-            if owner != p:
-                v -= 1.5 * sum(bids[owner][k])
-            if v > level:
-                return True
+            for k in range(STORE_SPACES):
+                tile = store[owner][k]
+                if tile < 0:
+                    continue
+                v = table.get(tile)
+                if v is None:
+                    v = table[tile] = _base_value_plain(f, tile)
+                w = workers[tile]
+                if w >= 0:
+                    v -= NUMBER[worker_kind(w)]
+                if owner != p:
+                    v -= 1.5 * sum(bids[owner][k])
+                if v > level and tile not in new and (o == 0 or can_pay(supply, bids[owner][k])):
+                    return True
         return False
 
     def _registry_at_least(self, game: Any, p: int, level: float) -> bool:
@@ -561,6 +578,8 @@ class HeuristicBot(Bot):
             return DONE
         if size and sum(supply) <= 1:
             return DONE
+        if len(crops) == 1:  # the only crop to bid: nothing to compare
+            return CROP0 + crops[0]
         held = _rivals_held(game, p)
         return CROP0 + min(crops, key=lambda c: (held[c], -supply[c], c))
 

@@ -36,7 +36,7 @@ def test_key_harvest_points_with_equals_the_flood_fill_count():
 
 
 def test_key_harvest_groups_grown_tile_by_tile_equal_the_flood_fill():
-    """A board valued one tile ahead (``_base_value_plain`` notes it) gets its groups by merging."""
+    """A board one tile larger than a memoised board gets its groups by merging."""
     rng = random.Random(7)
     merged = 0
     for _ in range(200):
@@ -129,7 +129,7 @@ def test_key_harvest_memo_tables_are_bounded():
             kh_bots._base_value_plain(BIT[s], (s + 1) % NUM_SPACES)
             kh_bots.group_points(BIT[s] | BIT[(s + 3) % NUM_SPACES])
             kh_bots.points_with(BIT[s], (s + 2) % NUM_SPACES)
-        assert len(kh_bots._GROUPS) <= 4 and len(kh_bots._GROWN_FROM) <= 4
+        assert len(kh_bots._GROUPS) <= 4
         assert len(kh_bots._POINTS) <= 4 and len(kh_bots._POINTS_WITH) <= 8
         for s in range(NUM_SPACES):
             kh_bots._board_values(BIT[s])
