@@ -15,25 +15,34 @@ episodes (seeds, learner seats, opponents, rewards, final infos) are exactly tho
 observation, mask, reward and final info. What the batch does differently, for speed:
 
 * **Preallocated buffers.** Observations live in one ``(N, observation_size)`` float32 array and the masks in
-  one ``(N, num_actions)`` bool array; a learner step writes each game's row in place. The learner's flat
-  observation is copied straight from the observer's buffer into the row, in the single env's flat order
-  (its Dict keys sorted, as gymnasium's ``flatten`` orders them): one memoryview copy per named part, no
-  intermediate arrays (the single env builds a new flat array, a mask copy and an info dict per step).
-* **A lean step.** The learner's action goes to the raw PettingZoo env; bot opponents (``needs_observation =
-  False``) decide from the engine state without the mask the single env builds for them; per-step infos are
-  empty (masks come from ``action_masks()``), so nothing is computed that nobody reads. The legality check
-  reads the batch's mask; an illegal action takes the single env's own path (the episode ends with its
-  penalty).
+  one ``(N, num_actions)`` bool array; a learner step writes each game's row in place. The learner's
+  observation is filled by the game's own observer into one buffer per game (so the incremental refill only
+  redoes what changed since that game's last learner observation) and copied into the row in the single
+  env's flat order (its Dict keys sorted, as gymnasium's ``flatten`` orders them): one memcpy per run of
+  parts adjacent in both orders, no intermediate arrays (the single env builds a new flat array, a mask copy
+  and an info dict per step). The mask row is cleared with one memcpy and set with one numpy store from the
+  engine's cached legal index array (``legal_action_array()``, where the game has it), else per action.
+* **A lean step, one loop over the games.** Each game in turn: the learner's action to the raw PettingZoo
+  env, its bot opponents (``needs_observation = False``) decide from the engine state without the mask the
+  single env builds for them, its next observation into its row. Per-step infos are empty (masks come from
+  ``action_masks()``; final infos only for games that ended), so nothing is computed that nobody reads. The
+  legality check reads the batch's mask; an illegal action takes the single env's own path (the episode
+  ends with its penalty).
 * **Autoreset in the same step** (``AutoresetMode.SAME_STEP``): a finished game's last observation and final
   info go to ``infos["final_obs"]`` / ``infos["final_info"]`` (gymnasium's layout), and its row holds the next
-  episode's first observation; the SB3 adapter gives them as ``terminal_observation`` and the info keys.
-* **Opponents' decisions batched.** When opponents are policy objects that read observations, the games are
-  advanced together and every game waiting for the same policy object is decided in one call of its
-  ``act_batch(observations, masks)`` if it has one (e.g. one network forward pass for N games), else one
-  ``act`` per game.
+  episode's first observation; the SB3 adapter gives them as ``terminal_observation`` and the info keys, plus
+  the ``info["episode"]`` SB3's ``Monitor`` adds (so ``rollout/ep_rew_mean`` etc. are logged as with
+  DummyVecEnv; ``training.vec_env: batched`` in ``farmgames train``).
+* **Opponents' decisions batched.** When opponents are policy objects that read observations, the games
+  waiting for them are advanced together and every game waiting for the same policy object is decided in
+  one call of its ``act_batch(observations, masks)`` if it has one (e.g. one network forward pass for N
+  games), else one ``act`` per game.
 
 ``copy=True`` (default) hands out copies of the observation buffer (the learner may keep them); with
-``copy=False`` the returned array is the buffer itself and the next step overwrites it.
+``copy=False`` the returned array is the buffer itself and the next step overwrites it; ``copy=False,
+double_buffer=True`` alternates two buffers, so an array handed out stays valid through the next step (what
+SB3's rollout collection needs, and what :func:`SB3BatchedVecEnv` builds). Never write into a handed-out
+buffer. ``tests/wrappers/test_vector_batched.py`` compares these paths with the copying one.
 """
 
 from __future__ import annotations
