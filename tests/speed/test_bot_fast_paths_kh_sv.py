@@ -92,6 +92,16 @@ def test_key_harvest_fast_queries_equal_the_plain_ones_on_played_games():
             value, arg = bot._best_store(game, p)
             assert (value, arg) == (plain_store[0], plain_store[2])
             assert bot._best_worker(game, p) == bot._best_worker_plain(game, p)
+            if game.frame is not None and game.frame[0] == "bid" and game.current_player == p:
+                legal = game.legal_actions()
+                held = kh_bots._rivals_held(game, p)
+                cand = [a - 88 for a in legal if a >= 88]
+                plain_bid = 88 + min(cand, key=lambda c: (held[c], -game.supply[p][c], c)) if cand else 0
+                if game.frame[3] == 0 and cand:  # no counter bid yet: the crop choice itself
+                    assert bot._bid(game, p, legal, game.frame) == plain_bid
+            crops = [88 + c for c in range(NUM_CROPS) if rng.random() < 0.7]
+            plain = max(crops, key=lambda a: bot._crop_value(game, p, a - 88)) if crops else 0
+            assert bot._pick_crop(game, p, [0, *crops]) == plain
             exact, low, total = known = known_supplies(game, p)
             held = [sum((exact[q] or low[q])[c] for q in range(game.num_players) if q != p) for c in range(NUM_CROPS)]
             assert kh_bots._rivals_held(game, p) == held
