@@ -562,10 +562,12 @@ class Observer:
             self._first = first
         sizes, picks = list(map(len, game.hands)), game.picks
         if sizes != self._hand_sizes or picks != self._picks:
-            # hand_size and picked are adjacent: one pack per seat, every seat (as cheap as comparing them)
-            pub = self._pub
+            # every seat's hand_size and picked written again: two memoryview stores per seat cost less
+            # than comparing the old values seat by seat
             for p in range(self.num_players):
-                _PACK_PLAIN.pack_into(pub, 4 * at[p], sizes[p], picks[p] is not None)
+                a = at[p]
+                pmv[a] = sizes[p]
+                pmv[a + 1] = picks[p] is not None
             self._hand_sizes, self._picks = sizes, list(picks)
         draws = game.draw_counts
         if draws != self._draws:
@@ -1190,7 +1192,7 @@ _YOURS = _DF["yours"]
 _NO_CONTEXT = frozenset({"split", "pick", "harvest"})  # decisions Observer._fill_context writes nothing for
 # PLAYER_FEATURES: first those read from the farm (Observer._sync_farm), then four read from the game
 _SEAT_FEATURES_AT = _PF["hand_size"]
-assert _PF["picked"] == _SEAT_FEATURES_AT + 1  # packed together by Observer._sync_public
+assert _PF["picked"] == _SEAT_FEATURES_AT + 1  # Observer._sync_public writes them together
 _PF_LOCATIONS, _PF_VP_TOKENS, _PF_ACTIONS_TAKEN = _PF["locations"], _PF["vp_tokens"], _PF["actions_taken"]
 # planes written by Observer._sync_farm for a new card (a plane's values start at plane * cells)
 _HARVEST_COST_PLANE = _FP["card_harvest_coins"]
