@@ -475,10 +475,12 @@ class Game:
 
     def apply(self, action: int) -> None:
         """Apply one action for the current player. Raises IllegalActionError, state untouched."""
-        # integers only: 3.7, 3.0, "3", True or inf must not silently become an action (FOG-RUL-16)
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(f"action must be an integer index, got {action!r}")
-        action = int(action)
+        # integers only: 3.7, 3.0, "3", True or inf must not silently become an action (FOG-RUL-16);
+        # a plain int (type is int: never a bool) skips the isinstance tests
+        if type(action) is not int:
+            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+                raise IllegalActionError(f"action must be an integer index, got {action!r}")
+            action = int(action)
         legal = self._legal  # the per-state cache itself: only read here (legal_actions() hands out copies)
         if legal is None:
             legal = self._legal = self._compute_legal() if self._stack else []

@@ -223,3 +223,18 @@ def test_legal_mask_bytes_equal_the_legal_list(players):
                 assert not any(mask)
                 break
             game.apply(rng.choice(game.legal_actions()))
+
+
+def test_apply_int_fast_path_refuses_what_the_plain_checks_refuse():
+    """FOG-RUL-16: ``apply`` skips its isinstance tests for a plain ``int`` only; bools (an int subclass),
+    numpy bools, floats, strings and None are still refused, numpy integers still accepted as ints."""
+    from farmgames.envs.core.protocol import IllegalActionError
+
+    game = Game(num_players=2, seed=0)
+    first = game.legal_actions()[0]
+    for bad in (True, False, np.bool_(True), float(first), str(first), None):
+        with pytest.raises(IllegalActionError):
+            game.apply(bad)
+    assert game.history == []
+    game.apply(np.int64(first))
+    assert game.history == [first] and type(game.history[0]) is int
