@@ -104,7 +104,7 @@ def projected(sheet: list[int], mountains: tuple[int, ...], children: bool, t: f
 
 _CONTEXTS: dict[tuple, SheetContext] = {}  # (sheet, mountains, children) -> its context
 _GROWN: dict[tuple, tuple[SheetContext, int, int]] = {}  # a sheet one move on -> (context before, symbol, hex)
-_CONTEXTS_MAX = 1 << 12
+_CONTEXTS_MAX = 1 << 9  # a context is read at two decisions (the denial pass, then its own seat)
 
 
 def _context(sheet: tuple[int, ...], mountains: tuple[int, ...], children: bool) -> SheetContext:

@@ -158,7 +158,7 @@ def _search(starts: int, targets: int, empty: int) -> tuple[int | None, int]:
     key = (starts, targets, empty)
     out = _SEARCHES.get(key)
     if out is None:
-        if len(_SEARCHES) >= 1 << 15:
+        if len(_SEARCHES) >= 1 << 13:
             _SEARCHES.clear()
         out = _SEARCHES[key] = _search_plain(starts, targets, empty)
     return out
