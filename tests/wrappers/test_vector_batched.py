@@ -89,7 +89,21 @@ def test_mask_from_the_engine_index_array_equals_the_list_path():
         slow.step(actions)
 
 
-def test_sb3_adapter_episode_infos_equal_monitor_over_dummy_vec_env():
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {
+            "game": "fields_of_green_v0",
+            "num_players": 2,
+            "opponents": "random",
+            "reward": "margin",
+            "reward_scale": 0.05,
+        },
+        {"game": "sunflower_valley", "num_players": 2, "opponents": "random"},  # the fixed info convention
+    ],
+    ids=lambda k: k["game"],
+)
+def test_sb3_adapter_episode_infos_equal_monitor_over_dummy_vec_env(kwargs):
     """The adapter's ``info["episode"]`` (return and length; ``t`` is wall time) and terminal observations
     against SB3's Monitor-wrapped single envs in a DummyVecEnv, same seeds and actions."""
     pytest.importorskip("stable_baselines3")
@@ -99,8 +113,6 @@ def test_sb3_adapter_episode_infos_equal_monitor_over_dummy_vec_env():
 
     from farmgames.wrappers.single_agent import SingleAgentEnv
 
-    kwargs = {"game": "fields_of_green_v0", "num_players": 2, "opponents": "random", "reward": "margin"}
-    kwargs["reward_scale"] = 0.05
     n = 3
     vec = SB3BatchedVecEnv(n, **kwargs)
     ref = DummyVecEnv([lambda: Monitor(SingleAgentEnv(**kwargs)) for _ in range(n)])
