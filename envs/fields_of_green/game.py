@@ -153,30 +153,6 @@ def _cached_layout(farm_size: int, equipment_tiles: int) -> ActionLayout:
     return ActionLayout(farm_size, equipment_tiles)  # read-only once built: shared by every game
 
 
-_SMALL_LEGAL = 8  # legal lists this short (picks, harvests, water, equipment: ~60% of states) repeat across states
-
-
-@lru_cache(maxsize=4096)
-def _small_array(legal: tuple[int, ...]) -> np.ndarray:
-    """A short legal list as a read-only intp array, shared by every state with that list (speed: making an
-    array from a list costs ~1 µs, more than the mask it serves; tests/fields_of_green/env/test_engine_speed.py
-    compares it with the plain conversion)."""
-    array = np.array(legal, dtype=np.intp)
-    array.flags.writeable = False
-    return array
-
-
-@lru_cache(maxsize=2048)
-def _mask_bytes(size: int, legal: tuple[int, ...]) -> bytes:
-    """The 0/1 mask bytes of a legal list (immutable, so shared by every state and game with that list;
-    at most 2048 kept, about 2 MB). tests/fields_of_green/env/test_engine_speed.py compares them with the
-    legal list."""
-    mask = bytearray(size)
-    for action in legal:
-        mask[action] = 1
-    return bytes(mask)
-
-
 @lru_cache(maxsize=4096)
 def _legal_split_tuple(sizes: tuple[int, ...]) -> tuple[int, ...]:
     """``_legal_splits`` memoised on the pile sizes (speed: the filter over up to 50 candidate splits costs
@@ -349,8 +325,6 @@ class Game:
         self.history: list[int] = []
         self._stack: list[tuple] = [("year",)]
         self._legal: list[int] | None = None
-        self._legal_array: tuple | None = None  # (the _legal list it was made from, its read-only array)
-        self._legal_bytes: tuple | None = None  # (the _legal list it was made from, its mask bytes)
         # Bumped whenever a step may change public state outside the farms (see _FARM_ONLY_DECISIONS), so an
         # observer skips comparing piles, hands, picks, counts and phase flags while it stands still.
         # Like Farm.version, not part of the game state (not saved, copied by clone).
@@ -391,34 +365,10 @@ class Game:
             self._legal = self._compute_legal() if self._stack else []
         return list(self._legal)
 
-    def legal_mask_bytes(self) -> bytes:
-        """:meth:`legal_actions` as ``num_actions`` bytes, 1 at each legal index (the adapters copy it into
-        the action mask with one memcpy). Made at most once per state, like :meth:`legal_action_array`, and
-        shared between states with the same legal list (two thirds of all states: every pick, split and
-        most harvest, water and equipment decisions repeat an earlier list)."""
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._compute_legal() if self._stack else []
-        cached = self._legal_bytes
-        if cached is None or cached[0] is not legal:
-            cached = self._legal_bytes = (legal, _mask_bytes(self.layout.size, tuple(legal)))
-        return cached[1]
-
-    def legal_action_array(self) -> np.ndarray:
-        """:meth:`legal_actions` as a read-only 1-D ``intp`` array, in the same order, made at most once
-        per state (the adapters write a mask with one ``mask[array] = 1``). It is tied to the cached list
-        it was made from, so whatever clears ``_legal`` (apply, clone, load, the bots' lookahead) renews it."""
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._compute_legal() if self._stack else []
-        cached = self._legal_array
-        if cached is None or cached[0] is not legal:
-            array = _small_array(tuple(legal)) if len(legal) <= _SMALL_LEGAL else None
-            if array is None:
-                array = np.array(legal, dtype=np.intp)
-                array.flags.writeable = False
-            cached = self._legal_array = (legal, array)
-        return cached[1]
+    # No legal_mask_bytes() / legal_action_array() speed hooks (core.protocol.Game): both were built, tested
+    # and measured for issue 13, then removed: with ~13 legal actions per state on average, most of them 8
+    # or fewer, the adapters' plain loop over legal_actions() is faster than either (env() 4 players, one
+    # run: list 24.8 us, bytes 25.6, array 26.6 per step; callgrind 228.6k / 240.4k / 235.6k Ir per step).
 
     def legal_mask(self) -> np.ndarray:
         mask = np.zeros(self.layout.size, dtype=bool)
@@ -507,7 +457,6 @@ class Game:
         new.history = self.history[:]
         new._stack = self._stack[:]
         new._legal = None
-        new._legal_array = new._legal_bytes = None
         return new
 
     def scores(self) -> list[Score]:

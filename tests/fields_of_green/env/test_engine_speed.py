@@ -7,8 +7,7 @@
 * ``_harvest_cells`` (one comprehension) equals the plain loop over the farm (FOG-HARVEST-2/3/6..8);
 * the act legality (map/range lists, the total-water shortcut) equals the plain comprehension of the rules
   (FOG-ACT-BUILD-3..7, FOG-ACT-TOWER-5, FOG-ACT-SILO-5, FOG-ACT-MARKET-4, FOG-ACT-RESTORE-3);
-* ``legal_action_array`` equals ``legal_actions``, is read-only, made once per state and renewed by
-  apply, clone, from_json and the bots' ``_legal = None``.
+* ``apply``'s plain-int fast path refuses what the plain checks refuse (FOG-RUL-16).
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ from farmgames.envs.fields_of_green.game import (
     TOWER_COST,
     _legal_split_tuple,
     _legal_splits,
-    _small_array,
 )
 
 
@@ -136,46 +134,6 @@ def test_water_in_range_and_act_legality_equal_the_plain_rules(players):
     assert acts > 50
 
 
-def test_legal_action_array_is_the_cached_legal_list():
-    game = Game(num_players=4, seed=3)
-    rng = random.Random(3)
-    while not game.is_terminal():
-        array = game.legal_action_array()
-        assert array.dtype == np.intp and array.ndim == 1 and not array.flags.writeable
-        assert array.tolist() == game.legal_actions()
-        assert game.legal_action_array() is array  # once per state
-        if rng.random() < 0.1:
-            clone = game.clone()
-            assert clone.legal_action_array().tolist() == array.tolist()
-            loaded = Game.from_json(game.to_json())
-            assert loaded.legal_action_array().tolist() == array.tolist()
-            game._legal = None  # what the bots' lookahead does after moving a clone by hand
-            assert game.legal_action_array().tolist() == array.tolist()
-            assert array.size <= 8 or game.legal_action_array() is not array  # made again (short ones are shared)
-        game.apply(rng.choice(game.legal_actions()))
-        assert game.legal_action_array().tolist() == game.legal_actions()  # renewed by apply
-    assert game.legal_action_array().tolist() == [] == game.legal_actions()
-
-
-def test_short_legal_arrays_are_shared_read_only_and_equal_the_plain_conversion():
-    a, b = Game(num_players=4, seed=5), Game(num_players=4, seed=6)
-    rng = random.Random(5)
-    shared = 0
-    for _ in range(200):
-        for game in (a, b):
-            if game.is_terminal():
-                continue
-            array = game.legal_action_array()
-            plain = np.array(game.legal_actions(), dtype=np.intp)
-            assert array.dtype == plain.dtype and np.array_equal(array, plain) and not array.flags.writeable
-            if len(plain) <= 8:
-                shared += game.legal_action_array() is _small_array(tuple(game.legal_actions()))
-            game.apply(rng.choice(game.legal_actions()))
-    assert shared > 100
-    with pytest.raises(ValueError):
-        _small_array((1, 2, 3))[0] = 0  # shared between states and games: never writable
-
-
 def _plain_harvest_cells(game: Game, p: int, unused_only: bool, payable: bool) -> list[int]:
     farm, out = game.farms[p], []
     for cell in farm.occupied:
@@ -204,25 +162,6 @@ def test_harvest_cells_equal_the_plain_loop(players):
                 found += len(cells)
             game.apply(rng.choice(game.legal_actions()))
     assert found > 100
-
-
-@pytest.mark.parametrize("players", [2, 4])
-def test_legal_mask_bytes_equal_the_legal_list(players):
-    for _seed, game, rng in _games(players, 3):
-        while True:
-            mask = game.legal_mask_bytes()
-            assert isinstance(mask, bytes) and len(mask) == game.num_actions
-            assert [i for i, b in enumerate(mask) if b] == sorted(game.legal_actions())
-            assert set(mask) <= {0, 1} and game.legal_mask_bytes() is mask  # once per state
-            if rng.random() < 0.05:
-                assert game.clone().legal_mask_bytes() == mask
-                assert Game.from_json(game.to_json()).legal_mask_bytes() == mask
-                game._legal = None  # the bots' lookahead: the next call reads the state again
-                assert game.legal_mask_bytes() == mask
-            if game.is_terminal():
-                assert not any(mask)
-                break
-            game.apply(rng.choice(game.legal_actions()))
 
 
 def test_apply_int_fast_path_refuses_what_the_plain_checks_refuse():
