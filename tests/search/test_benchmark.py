@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from farmgames.training.benchmark import deal_seeds, leaderboard_header, record_of
+from farmgames.training.benchmark import deal_seeds, label, leaderboard_header, record_of, shipped_checkpoints
 from farmgames.training.cli import main
 
 
@@ -36,8 +36,12 @@ def test_benchmark_writes_json_and_a_leaderboard_row(tmp_path, capsys) -> None:
         ]
     )
     assert code == 0
+    shipped = [label(p) for p in shipped_checkpoints("fields_of_green")[-1:]]  # the shipped PPO entrant joins
+    assert shipped == ["ppo_v1_2p_vs_random"]
+    entrants = {"random", "heuristic", *shipped}
     ladder = json.loads((docs / "fields_of_green" / "ladder.json").read_text())
-    assert len(ladder["games"]) == 2 and set(ladder["ratings"]) == {"random", "heuristic"}
+    pairs = len(entrants) * (len(entrants) - 1) // 2
+    assert len(ladder["games"]) == 2 * pairs and set(ladder["ratings"]) == entrants  # 1 deal x 2 rotations a pair
     assert "| heuristic |" in (docs / "fields_of_green" / "ladder.md").read_text()
     code = main(
         [
@@ -58,11 +62,12 @@ def test_benchmark_writes_json_and_a_leaderboard_row(tmp_path, capsys) -> None:
     )
     assert code == 0
     res = json.loads(out.read_text())
-    assert res["overall"]["games"] == 4  # 2 deals x 2 seat rotations
+    games = 4 * (1 + len(shipped))  # 2 deals x 2 seat rotations per opponent: heuristic and the shipped PPO
+    assert res["overall"]["games"] == games
     assert res["rating"] is not None and res["players"] == 2
     printed = capsys.readouterr().out
-    assert leaderboard_header(["heuristic"]).splitlines()[0] in printed
-    assert "| random | fields_of_green_v1 | 2 | 4 |" in printed
+    assert leaderboard_header(["heuristic", *shipped]).splitlines()[0] in printed
+    assert f"| random | fields_of_green_v1 | 2 | {games} |" in printed
 
 
 def test_records_count_shared_wins_as_a_fraction() -> None:
@@ -72,3 +77,21 @@ def test_records_count_shared_wins_as_a_fraction() -> None:
     ]
     rec = record_of(rows, "a", "b")
     assert rec["games"] == 2 and rec["wins"] == 1.5 and rec["mean_margin"] == 2.0
+
+
+@pytest.mark.parametrize("game", ["fields_of_green", "sunflower_valley", "key_harvest"])
+def test_every_game_ships_a_checkpoint_its_ladder_can_load(game: str) -> None:
+    """The checkpoint ``--ladder`` picks up (docs/<game>/baselines/*.safetensors, the last one) loads against
+    the game's newest version: a checkpoint of another version or observation layout would stop the run."""
+    pytest.importorskip("sb3_contrib")
+    from farmgames.training.arena import Arena
+    from farmgames.training.policy import load_policy
+
+    shipped = shipped_checkpoints(game)
+    assert shipped, f"no PPO checkpoint shipped for {game}"
+    arena = Arena(2, game=game)
+    try:
+        policy = load_policy(shipped[-1], seed=0, env_facts=arena.facts)
+    finally:
+        arena.close()
+    assert hasattr(policy, "act")
