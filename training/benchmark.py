@@ -44,7 +44,7 @@ from .games import add_game_argument
 
 BENCHMARK_SEED = 14
 LADDER: tuple[str, ...] = ("random", "heuristic", "ismcts_25", "ismcts_100")
-#: where a game's shipped PPO checkpoints would live (the best one joins the ladder); none is shipped yet
+#: where a game's shipped PPO checkpoints live (the newest trained on the env version joins its ladder)
 SHIPPED_CHECKPOINTS = "docs/{game}/baselines/*.safetensors"
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -104,15 +104,24 @@ def label(spec: str) -> str:
     return text
 
 
+def _same_file(a: str, b: str) -> bool:
+    pa, pb = Path(a), Path(b)
+    return pa.is_file() and pb.is_file() and pa.resolve() == pb.resolve()
+
+
 def deal_seeds(deals: int) -> list[int]:
     """The fixed deal list of the protocol."""
     return [derive_seed(BENCHMARK_SEED, i) for i in range(deals)]
 
 
-def shipped_checkpoints(game: str, root: Path | None = None) -> list[str]:
-    """Checkpoints the repository ships for ``game`` (the best of them joins the ladder)."""
+def shipped_checkpoints(game: str, root: Path | None = None, env: str | None = None) -> list[str]:
+    """Checkpoints the repository ships for ``game`` (the best of them joins the ladder); with ``env`` only
+    those trained on that version (``fields_of_green_v0`` and ``_v1`` share docs/fields_of_green/)."""
+    from .checkpoint import read_meta
+
     base = root or DOCS.parent
-    return sorted(str(p) for p in base.glob(SHIPPED_CHECKPOINTS.format(game=game)))
+    paths = sorted(str(p) for p in base.glob(SHIPPED_CHECKPOINTS.format(game=game)))
+    return [p for p in paths if env is None or read_meta(p).get("env") == env]
 
 
 def play_tables(
@@ -399,7 +408,9 @@ def run_ladder(args: argparse.Namespace) -> int:
     from farmgames.envs import get_spec
 
     spec = get_spec(args.game)
-    entrants = list(args.opponents or LADDER) + list(args.checkpoint) + shipped_checkpoints(spec.name)[-1:]
+    entrants = (
+        list(args.opponents or LADDER) + list(args.checkpoint) + shipped_checkpoints(spec.name, env=spec.env_name)[-1:]
+    )
     docs = Path(args.docs) / spec.name
     out = Path(args.out) if args.out else docs / "ladder.json"
     log = Path(args.log) if args.log else Path(tempfile.gettempdir()) / f"ladder_{spec.name}.games.jsonl"
@@ -441,7 +452,7 @@ def run(args: argparse.Namespace) -> int:
     from farmgames.envs import get_spec
 
     spec = get_spec(args.game)
-    shipped = shipped_checkpoints(spec.name)
+    shipped = shipped_checkpoints(spec.name, env=spec.env_name)
     opponents = list(args.opponents or LADDER) + list(args.checkpoint) + shipped[-1:]
     if not shipped and not args.checkpoint:
         print(f"note: no PPO checkpoint is shipped for {spec.name}; the ladder has no PPO entrant", file=sys.stderr)
@@ -449,6 +460,15 @@ def run(args: argparse.Namespace) -> int:
     ladder = json.loads(ladder_path.read_text()) if ladder_path.is_file() else None
     if ladder is None:
         print(f"note: {ladder_path} is missing (run --ladder first): no rating", file=sys.stderr)
+    elif ladder.get("game") != spec.env_name or ladder.get("players") != args.players:
+        print(
+            f"note: {ladder_path} rates {ladder.get('game')} with {ladder.get('players')} players, not "
+            f"{spec.env_name} with {args.players}: no rating",
+            file=sys.stderr,
+        )
+        ladder = None
+    # a shipped checkpoint rated against the ladder does not play itself
+    opponents = [o for o in opponents if not _same_file(o, args.policy)]
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in Path(args.policy).stem)
     out = Path(args.out or f"benchmark_{spec.name}_{safe}.json")
     log = Path(args.log) if args.log else out.with_suffix(".games.jsonl")

@@ -95,3 +95,25 @@ def test_every_game_ships_a_checkpoint_its_ladder_can_load(game: str) -> None:
     finally:
         arena.close()
     assert hasattr(policy, "act")
+
+
+def test_shipped_checkpoints_are_filtered_by_env_version() -> None:
+    """fields_of_green_v0 and _v1 share docs/fields_of_green/baselines/: each version's ladder only takes the
+    checkpoints trained on it (a v1 checkpoint would stop a v0 run with a size mismatch)."""
+    every = shipped_checkpoints("fields_of_green")
+    assert every, "the v1 PPO checkpoint is shipped"
+    assert shipped_checkpoints("fields_of_green", env="fields_of_green_v1") == every
+    assert shipped_checkpoints("fields_of_green", env="fields_of_green_v0") == []
+
+
+def test_a_shipped_checkpoint_does_not_play_itself(tmp_path) -> None:
+    pytest.importorskip("openskill")
+    shipped = shipped_checkpoints("fields_of_green", env="fields_of_green_v1")[-1]
+    out = tmp_path / "r.json"
+    code = main(
+        ["benchmark", "--game", "fields_of_green", "--policy", shipped, "--deals", "1", "--opponents", "random"]
+        + ["--out", str(out), "--docs", str(tmp_path / "docs")]
+    )
+    assert code == 0
+    res = json.loads(out.read_text())
+    assert res["overall"]["games"] == 2  # 1 deal x 2 seat rotations against random only
