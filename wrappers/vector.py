@@ -20,8 +20,8 @@ observation, mask, reward and final info. What the batch does differently, for s
   redoes what changed since that game's last learner observation) and copied into the row in the single
   env's flat order (its Dict keys sorted, as gymnasium's ``flatten`` orders them): one memcpy per run of
   parts adjacent in both orders, no intermediate arrays (the single env builds a new flat array, a mask copy
-  and an info dict per step). The mask row is cleared with one memcpy and set with one numpy store from the
-  engine's cached legal index array (``legal_action_array()``, where the game has it), else per action.
+  and an info dict per step). The mask row is one memcpy of the engine's cached 0/1 bytes where the game has
+  ``legal_mask_bytes()``, else cleared with one memcpy and set from its index array or its legal list.
 * **A lean step, one loop over the games.** Each game in turn: the learner's action to the raw PettingZoo
   env, its bot opponents (``needs_observation = False``) decide from the engine state without the mask the
   single env builds for them, its next observation into its row. Per-step infos are empty (masks come from
@@ -92,7 +92,7 @@ class _Game:
     """One game of the batch: its single env, the raw PettingZoo env under it, and the learner's observer
     buffer with the memoryviews that copy it into this game's rows (one set per observation buffer)."""
 
-    __slots__ = ("env", "raw", "observer", "buf", "copies", "mask_row", "mask_np", "zeros", "legal_array")
+    __slots__ = ("env", "raw", "observer", "buf", "copies", "mask_row", "mask_np", "zeros", "legal_hook")
 
     def __init__(self, env: SingleAgentEnv, obs_rows: list[np.ndarray], mask_row: np.ndarray, runs: list):
         self.env = env
@@ -112,14 +112,24 @@ class _Game:
         self.mask_row = memoryview(mask_row.view(np.uint8))
         self.mask_np = mask_row
         self.zeros = bytes(len(mask_row))
-        # the engine's optional hook (envs/core/protocol.py): its legal actions as a cached index array
-        self.legal_array = callable(getattr(self.raw.game, "legal_action_array", None))
+        # the engine's optional cached mask hooks (core.protocol.Game), for states with dozens of legal
+        # actions: "bytes" (legal_mask_bytes: the whole row in one memcpy), "array" (legal_action_array:
+        # one numpy store), else None (the legal list, one store per action)
+        game = self.raw.game
+        self.legal_hook = (
+            "bytes"
+            if callable(getattr(game, "legal_mask_bytes", None))
+            else "array"
+            if callable(getattr(game, "legal_action_array", None))
+            else None
+        )
 
     def write(self, slot: int) -> None:
         """The learner's observation and mask now into this game's rows (observation buffer ``slot``).
-        The mask is the engine's legal set when the learner decides (as the raw env's mask): cleared
-        with one memcpy, then set with one numpy store from the engine's cached index array when the game
-        has one, else plain stores (a few dozen legal actions of ~1,000)."""
+        The mask is the engine's legal set when the learner decides (as the raw env's mask): the engine's
+        cached 0/1 bytes copied in one memcpy, or cleared with one memcpy and set with one numpy store from
+        its cached index array, or set from the legal list with plain stores (cheaper than numpy for the
+        dozen legal actions of a Fields of Green state)."""
         raw = self.raw
         game = raw.game
         seat = raw.agent_name_mapping[self.env._learner_agent]
@@ -127,9 +137,14 @@ class _Game:
         for dst, src in self.copies[slot]:
             dst[:] = src
         mask = self.mask_row
-        mask[:] = self.zeros
-        if game.current_player == seat:
-            if self.legal_array:
+        hook = self.legal_hook
+        if game.current_player != seat:
+            mask[:] = self.zeros
+        elif hook == "bytes":
+            mask[:] = game.legal_mask_bytes()
+        else:
+            mask[:] = self.zeros
+            if hook == "array":
                 self.mask_np[game.legal_action_array()] = True
             else:
                 for action in game.legal_actions():

@@ -67,20 +67,20 @@ def test_double_buffer_hands_out_what_the_copying_env_does_and_keeps_it_one_step
     assert ended > 0, "no episode ended: play longer"
 
 
-def test_mask_from_the_engine_index_array_equals_the_list_path():
-    """Games with ``legal_action_array()`` get their mask row from one numpy store; with the hook turned
-    off the row is set from ``legal_actions()`` one action at a time: the same masks."""
-    kwargs = GAMES[0]
+@pytest.mark.parametrize("kwargs", GAMES, ids=lambda k: k["game"])
+def test_mask_rows_from_the_engine_hooks_equal_the_list_path(kwargs):
+    """Games with ``legal_mask_bytes()`` / ``legal_action_array()`` get their mask rows from one memcpy / one
+    numpy store; with the hooks turned off the rows are set from ``legal_actions()``: the same masks."""
     fast = BatchedSingleAgentEnv(2, **kwargs)
     slow = BatchedSingleAgentEnv(2, **kwargs)
-    if not any(g.legal_array for g in fast._games):
-        pytest.skip("this game has no legal_action_array hook")
+    if fast._games[0].legal_hook is None:
+        pytest.skip(f"{kwargs['game']} has no mask hook")
     for g in slow._games:
-        g.legal_array = False
+        g.legal_hook = None
     fast.reset(seed=4)
     slow.reset(seed=4)
     rng = random.Random(4)
-    for _ in range(120):
+    for _ in range(150):
         masks = fast.action_masks()
         np.testing.assert_array_equal(slow.action_masks(), masks)
         assert masks.any(axis=1).all()
