@@ -60,8 +60,9 @@ DECISIONS = frozenset(
     }
 )
 # Continuation frames that act for the seat in their second item. Running one (like applying any
-# decision) bumps that seat's Farm.version, so observers re-read only farms that may have changed; a new
-# frame that changes a farm must be listed here (tests/fields_of_green/env/test_observer_incremental.py checks).
+# decision but those in _NO_FARM_DECISIONS) bumps that seat's Farm.version, so observers re-read only farms
+# that may have changed; a new frame that changes a farm must be listed here
+# (tests/fields_of_green/env/test_observer_incremental.py checks).
 _SEAT_FRAMES = frozenset(
     {
         "income_for",
