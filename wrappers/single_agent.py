@@ -407,9 +407,6 @@ class SingleAgentEnv(gymnasium.Env):
             if hasattr(raw, "reuse_buffers"):
                 raw.reuse_buffers = True  # safe: everything handed on is copied out of them right away
         self._flat_sources: dict[int, tuple[Any, list]] = {}
-        self._zero_scores = np.zeros(self.num_players, np.float32)
-        self._zero_winners = np.zeros(self.num_players, np.int8)
-        self._zero_scores.flags.writeable = self._zero_winners.flags.writeable = False
 
     def _learner_obs(self) -> np.ndarray:
         obs = self._raw.observe(self._learner_agent)
@@ -436,13 +433,6 @@ class SingleAgentEnv(gymnasium.Env):
         state = self.__dict__.copy()
         state["_flat_sources"] = {}  # memoryviews do not pickle; rebuilt on the next observation
         return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        for name in ("_zero_scores", "_zero_winners"):  # unpickled arrays come back writeable
-            if name in state:
-                zeros = self.__dict__[name] = np.zeros_like(state[name])
-                zeros.flags.writeable = False
 
     def _mask(self) -> np.ndarray:
         if self._obs is None:
@@ -487,15 +477,14 @@ class SingleAgentEnv(gymnasium.Env):
         over = bool(self._done and self.game.is_terminal())
         me = self.learner_seat
         margin = 0.0
+        # fresh arrays on every call: gymnasium's env checker (rightly) refuses infos that share objects
+        scores = np.zeros(n, np.float32)
+        winners = np.zeros(n, np.int8)
         if over:
             game = self.game
-            scores = np.zeros(n, np.float32)
-            winners = np.zeros(n, np.int8)
             scores[:] = [s.total for s in game.scores()]
             winners[list(game.winners())] = 1
             margin = float(scores[me] - max(float(s) for i, s in enumerate(scores) if i != me))
-        else:  # shared read-only zeros until the end (nothing allocated per step; a write raises)
-            scores, winners = self._zero_scores, self._zero_winners
         return {
             "action_mask": self._mask(),  # fresh per learner observation, never written again
             "learner_seat": me,
