@@ -23,7 +23,7 @@ Values it uses:
 from __future__ import annotations
 
 import math
-from operator import add, sub
+from operator import add
 from typing import Any
 
 from farmgames.envs.core.bots import Bot, RandomBot
@@ -55,7 +55,7 @@ from .board import (
     groups,
     worker_kind,
 )
-from .observer import known_supplies
+from .observer import deduced_supply, known_supplies
 
 __all__ = ["HeuristicBot", "RandomBot", "group_points", "points_with", "tile_value"]
 
@@ -221,13 +221,10 @@ def _rivals_low(game: Any, p: int) -> list[int]:
     ``low[q][c]`` of :func:`~.observer.known_supplies` (exact with 2 players, KH-SETUP-18; else net minus
     lowest net, KH-INFO-7), read straight from the public record."""
     n = game.num_players
-    if n == 2:
-        q = 1 - p
-        return list(map(add, game.start[q], game.net[q]))
     out: list[int] | None = None
     for q in range(n):
         if q != p:
-            row = list(map(sub, game.net[q], game.min_net[q]))
+            row = deduced_supply(game, q)
             out = row if out is None else list(map(max, out, row))
     return out if out is not None else [0] * NUM_CROPS
 
@@ -275,12 +272,11 @@ def _rivals_held(game: Any, p: int) -> list[int]:
     rows (the BID decision asks for it); tests/speed/test_bot_fast_paths_kh_sv.py compares the two."""
     n = game.num_players
     if n == 2:
-        q = 1 - p
-        return list(map(add, game.start[q], game.net[q]))
+        return deduced_supply(game, 1 - p)
     held = [0] * NUM_CROPS
     for q in range(n):
         if q != p:
-            held = list(map(add, held, map(sub, game.net[q], game.min_net[q])))
+            held = list(map(add, held, deduced_supply(game, q)))
     return held
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import struct
+from operator import add, sub
 from typing import Any
 
 import numpy as np
@@ -96,6 +97,15 @@ def bits(mask: int) -> np.ndarray:
     return np.unpackbits(raw, bitorder="little")[:NUM_SPACES].astype(np.float32)
 
 
+def deduced_supply(game: Any, q: int) -> list[int]:
+    """Per crop, what every other player deduces of seat ``q``'s supply from the public record: exact with
+    2 players (the start counters are public, KH-SETUP-18: start + net), else the lower bound net minus the
+    lowest net seen (KH-INFO-7). The one definition the observer and the heuristic bot read."""
+    if game.num_players == 2:
+        return list(map(add, game.start[q], game.net[q]))
+    return list(map(sub, game.net[q], game.min_net[q]))
+
+
 def known_supplies(game: Any, viewer: int) -> tuple[list[list[int] | None], list[list[int]], list[int]]:
     """What ``viewer`` knows of every seat's supply, from the public record (KH-INFO-7, KH-RULING-16):
     (exact supply or None, per-crop lower bound, total). Also used by the heuristic bot."""
@@ -105,16 +115,10 @@ def known_supplies(game: Any, viewer: int) -> tuple[list[list[int] | None], list
     low: list[list[int]] = []
     total: list[int] = []
     for q in range(n):
-        net = game.net[q]
-        total.append(sum(game.start[q]) + sum(net))  # the start total is public (3; scenarios may differ)
-        if q == viewer:
-            row = list(game.supply[q])
-        elif two:  # the 2-player start counters are public (KH-SETUP-18)
-            row = [game.start[q][c] + net[c] for c in range(NUM_CROPS)]
-        else:
-            row = None
-        exact.append(row)
-        low.append(row if row is not None else [net[c] - game.min_net[q][c] for c in range(NUM_CROPS)])
+        total.append(sum(game.start[q]) + sum(game.net[q]))  # the start total is public (3; scenarios may differ)
+        row = list(game.supply[q]) if q == viewer else deduced_supply(game, q)
+        exact.append(row if q == viewer or two else None)
+        low.append(row)
     return exact, low, total
 
 
