@@ -44,21 +44,21 @@ DEFAULT_DIRECTIONS = ("clockwise", "counterclockwise", "clockwise", "countercloc
 ENV_NAME = "fields_of_green_v0"  # what records and states pin (SPEC.env_name of the face module)
 STATE_FORMAT = "farmgames.fields_of_green.state/1"
 
-DECISIONS = frozenset(
-    {
-        "split",
-        "pick",
-        "act",
-        "pay_water",
-        "store_water",
-        "harvest",
-        "keep_equipment",
-        "place_equipment",
-        "attach",
-        "ability_target",
-        "ability_option",
-    }
+#: the decision frames, in a fixed order (the observer's one-hot of the pending decision follows it)
+DECISION_KINDS: tuple[str, ...] = (
+    "split",
+    "pick",
+    "act",
+    "pay_water",
+    "store_water",
+    "harvest",
+    "keep_equipment",
+    "place_equipment",
+    "attach",
+    "ability_target",
+    "ability_option",
 )
+DECISIONS = frozenset(DECISION_KINDS)
 # Continuation frames that act for the seat in their second item. Running one (like applying any
 # decision but those in _NO_FARM_DECISIONS) bumps that seat's Farm.version, so observers re-read only farms
 # that may have changed; a new frame that changes a farm must be listed here

@@ -45,7 +45,7 @@ from ..core.observation import INF, Entry, ObservationLayout, highs, merge_runs,
 from ..core.observation import ObservationBuffer as _CoreBuffer
 from .cards import ALL_SUBTYPES, EQUIPMENT_DRAW, EQUIPMENT_TIMINGS, HOST_TYPES, PILES
 from .farm import EMPTY, SILO, TOWER
-from .game import DECISIONS, HAND_SIZE, TURNS, YEARS, Game
+from .game import DECISION_KINDS, HAND_SIZE, TURNS, YEARS, Game
 
 # ---------------------------------------------------------------------------------------------
 # Feature tables: (name, meaning, high). high 1 = flag or one-hot, INF = an unbounded count.
@@ -127,20 +127,6 @@ GAME_FEATURES: tuple[tuple[str, str, float], ...] = (
 V = len(GAME_FEATURES)
 _GF = {name: i for i, (name, _, _) in enumerate(GAME_FEATURES)}
 
-DECISION_KINDS: tuple[str, ...] = (
-    "split",
-    "pick",
-    "act",
-    "pay_water",
-    "store_water",
-    "harvest",
-    "keep_equipment",
-    "place_equipment",
-    "attach",
-    "ability_target",
-    "ability_option",
-)
-assert set(DECISION_KINDS) == set(DECISIONS)
 DECISION_FEATURES: tuple[tuple[str, str, float], ...] = (
     *((f"kind_{k}", f"the pending decision (anyone's) is {k!r}", 1.0) for k in DECISION_KINDS),
     ("yours", "the pending decision is the viewer's; the context below is filled only then", 1.0),
