@@ -180,7 +180,7 @@ class BoardGameEnvBase:
         self.observer.fill(game, seat, slot.buf)
         # the mask's memory is a bytearray: clearing it is one memcpy and setting an index a plain
         # Python store, cheaper than numpy calls for a few dozen legal actions (same int8 array); a game
-        # whose states have many legal actions hands them over as a cached index array instead
+        # whose states have many legal actions hands over cached mask bytes or an index array instead
         bits = slot.bits
         if self._terminal_all and (self._stopped or game.is_terminal()):  # _ended(), inlined
             bits[:] = slot.ones
