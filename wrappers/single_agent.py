@@ -48,7 +48,9 @@ import numpy as np
 from gymnasium import spaces
 
 from farmgames.envs import face, get_spec
+from farmgames.envs.adapters.aec import BoardGameAECEnv
 from farmgames.envs.adapters.base import as_index
+from farmgames.envs.core.protocol import IllegalActionError
 from farmgames.envs.core.seeding import derive_seed
 from farmgames.envs.core.variants import check_players
 
@@ -85,6 +87,20 @@ def env_facts(num_players: int | None = None, *, game: str = "fields_of_green_v0
     ``observation_size``, ``action_size``, ``num_players``, ``variant`` (default game: ``fields_of_green_v0``,
     what this function measured in the single-game release)."""
     return _facts(get_spec(game), make_flat_aec(game, num_players, None, **variant), variant)
+
+
+def copy_runs(src_plan: list[tuple[str, int, int]], dst_plan: list[tuple[str, int, int]]) -> list[tuple[int, int, int]]:
+    """``[(src_start, dst_start, size)]`` copying every named part from the ``src_plan`` layout to the
+    ``dst_plan`` one, with parts that are adjacent in both layouts merged into one run (fewer memcpys)."""
+    dst = {name: start for name, start, _ in dst_plan}
+    runs: list[list[int]] = []
+    for name, start, stop in src_plan:
+        size = stop - start
+        if runs and runs[-1][0] + runs[-1][2] == start and runs[-1][1] + runs[-1][2] == dst[name]:
+            runs[-1][2] += size
+        else:
+            runs.append([start, dst[name], size])
+    return [(a, b, c) for a, b, c in runs]
 
 
 def _number(name: str, value: Any) -> float:
@@ -272,6 +288,12 @@ class SingleAgentEnv(gymnasium.Env):
     # ------------------------------------------------------------------ gymnasium API
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        self._start_episode(seed, options)
+        return self._learner_obs(), self._info()
+
+    def _start_episode(self, seed: int | None, options: dict | None) -> None:
+        """``reset`` up to the learner's first decision, without building its observation and info (the
+        batched env writes them into its rows itself)."""
         super().reset(seed=seed)
         options = dict(options or {})
         unknown = set(options) - {"game_seed", "learner_seat"}
@@ -304,7 +326,6 @@ class SingleAgentEnv(gymnasium.Env):
         self._play_opponents()  # the learner's reward is 0 before its first decision
         if self._done:  # a game where the learner never decides cannot be learned from
             raise RuntimeError("the game ended before the learner's first decision")
-        return self._learner_obs(), self._info()
 
     def step(self, action):
         if self._done:
@@ -312,9 +333,11 @@ class SingleAgentEnv(gymnasium.Env):
         agent = self._learner_agent
         if self._raw.agent_selection != agent:  # the raw env's attribute (the wrapper forwards it)
             raise RuntimeError(f"internal error: it is {self._raw.agent_selection}'s decision, not the learner's")
-        action = as_index(action)  # integers only: 38.9, "38", np.float32(38.5), True are refused, never rounded
+        if type(action) is not int:  # integers only: 38.9, "38", np.float32(38.5), True are refused, never rounded
+            action = as_index(action)
         mask = self._mask()
-        if not (0 <= action < len(mask) and mask[action]):
+        bits = self._bits  # the same 0/1 values as the mask (a bytearray: a cheaper lookup than numpy's)
+        if not (0 <= action < len(bits) and bits[action]):
             if self.illegal_action == "raise":
                 raise ValueError(
                     f"illegal action {action} for the learner (seat {self.learner_seat}); legal: "
@@ -327,7 +350,11 @@ class SingleAgentEnv(gymnasium.Env):
             self._obs = {key: value.copy() for key, value in self._obs.items()}
             info = self._info(illegal=True)
             return self._obs["observation"], self.illegal_reward, True, False, info
-        reward = self._aec_step(action)
+        if self._direct:  # the engine-direct inner loop (see _init_fast_path)
+            self._apply_direct(self.learner_seat, action)
+            reward = float(self._raw.rewards.get(agent, 0.0)) * self.reward_scale
+        else:
+            reward = self._aec_step(action)
         self._decisions += 1
         self._done = self._game_over()
         if not self._done:
@@ -363,9 +390,42 @@ class SingleAgentEnv(gymnasium.Env):
         raw.step(action)
         return float(raw.rewards.get(self._learner_agent, 0.0)) * self.reward_scale
 
+    def _apply_direct(self, seat: int, action: int) -> None:
+        """``seat``'s action applied to the engine, with only the AEC bookkeeping that changes anything.
+
+        What the raw env's ``step`` does for a legal action of the agent to act, minus what is a no-op
+        there: the engine's apply (with the observer's perfect-recall hooks, ``raw._apply``), the version
+        its observation cache keys on, ``agent_selection``; at the end of the game its rewards,
+        terminations, final infos and accumulated rewards (``_finish``). Before the end its rewards stay
+        all zero and the mover's accumulated reward stays 0, so there is nothing to clear (the raw step
+        says so too); its per-step infos only change with ``info_mask``, which turns this path off. An
+        action the engine refuses (state untouched) goes to the raw env's own ``step``, which raises or
+        ends the game as its ``illegal_action`` says. tests/speed/test_single_agent.py plays this path and
+        the raw env's ``step`` side by side and compares the AEC state after every learner step."""
+        raw = self._raw
+        game = raw.game
+        try:
+            if raw._recall:
+                raw._apply(seat, action)
+            else:
+                game.apply(action)
+        except IllegalActionError:
+            raw.step(action)
+            return
+        raw._version += 1
+        if game.is_terminal():
+            agent = raw.possible_agents[seat]
+            raw._cumulative_rewards[agent] = 0.0
+            raw._finish()
+            raw._accumulate_rewards()
+        else:
+            raw.agent_selection = raw.possible_agents[game.current_player]
+
     def _play_opponents(self) -> float:
         """Let the other seats decide until it is the learner's turn or the game ends; returns the
         learner's reward accumulated meanwhile."""
+        if self._direct:
+            return self._play_opponents_direct()
         aec = self._aec
         learner = self._learner_agent
         game = self.game
@@ -382,6 +442,38 @@ class SingleAgentEnv(gymnasium.Env):
             else:
                 action = policy.act(None, game.legal_mask().astype(np.int8))
             reward += self._aec_step(as_index(action))  # an opponent's 38.9 is refused too
+        self._done = game.is_terminal()
+        return reward
+
+    def _play_opponents_direct(self) -> float:
+        """``_play_opponents`` with bot opponents' actions applied straight to the engine
+        (``_apply_direct``); any other policy decides as in the plain loop (observation or mask, then the
+        raw env's ``step``). The learner's reward is read after every action, as there."""
+        raw = self._raw
+        game = raw.game
+        me = self.learner_seat
+        learner = self._learner_agent
+        opponents = self.opponents
+        scale = self.reward_scale
+        reward = 0.0
+        while not game.is_terminal():
+            seat = game.current_player
+            if seat == me:
+                break
+            policy = opponents[seat]
+            if type(policy) is BotPolicy:  # it reads the engine, never the mask: none is built for it
+                action = policy.act(None, None)
+                if not raw._stopped:  # (stopped: an illegal action ended the game; the raw step's error)
+                    self._apply_direct(seat, action)
+                    reward += float(raw.rewards.get(learner, 0.0)) * scale
+                    continue
+            elif getattr(policy, "needs_observation", True):
+                obs = self._aec.observe(raw.agent_selection)
+                action = policy.act(obs["observation"], obs["action_mask"])
+            else:
+                action = policy.act(None, game.legal_mask().astype(np.int8))
+            raw.step(as_index(action))  # an opponent's 38.9 is refused too
+            reward += float(raw.rewards.get(learner, 0.0)) * scale
         self._done = game.is_terminal()
         return reward
 
@@ -407,8 +499,83 @@ class SingleAgentEnv(gymnasium.Env):
             if hasattr(raw, "reuse_buffers"):
                 raw.reuse_buffers = True  # safe: everything handed on is copied out of them right away
         self._flat_sources: dict[int, tuple[Any, list]] = {}
+        self._bits: Any = b""  # the learner's mask as 0/1 values (step's legality check)
+        # The engine-direct path (``_apply_direct``, ``_play_opponents_direct``, ``_learner_obs_direct``):
+        # for the dict observations of a board-game AEC env without masks in its infos. The learner's
+        # observation is filled by the raw env's observer (its incremental caches, its perfect-recall
+        # memory) into a buffer of this env's own and copied into a new array in the flat order, one
+        # memcpy per run of parts adjacent in both orders; the mask is built as the raw env builds it.
+        self._direct = (
+            self._flat_plan is not None
+            and isinstance(raw, BoardGameAECEnv)
+            and raw.observation_mode == "dict"
+            and not raw.info_mask
+        )
+        if self._direct:
+            entries = raw.observer.layout.entries
+            names = [name for name, _, _ in self._flat_plan]
+            if sorted(names) != sorted(e.name for e in entries):  # pragma: no cover - a layout out of step
+                self._direct = False
+            else:
+                self._runs = copy_runs(
+                    [(e.name, e.start, e.stop) for e in entries],
+                    [(name, start // 4, stop // 4) for name, start, stop in self._flat_plan],
+                )
+        self._direct_buf: Any = None  # (observer, its buffer, [(dst_start, dst_stop, src bytes)]): lazily
+        self._terminal_all = self.game_spec.conventions.terminal_mask == "all"
+        self._zero_bits = bytes(int(self.action_space.n))
+        game = raw.game  # the engine's optional cached mask hooks (core.protocol.Game), as the raw env reads
+        self._legal_hook = (
+            "bytes"
+            if callable(getattr(game, "legal_mask_bytes", None))
+            else "array"
+            if callable(getattr(game, "legal_action_array", None))
+            else None
+        )
+
+    def _learner_obs_direct(self) -> np.ndarray:
+        """The learner's flat observation and mask now (fresh arrays, never written again), without the
+        raw env's ``observe``: the same values (tests/speed/test_single_agent.py)."""
+        raw = self._raw
+        game = raw.game
+        observer = raw.observer
+        cached = self._direct_buf
+        if cached is None or cached[0] is not observer:  # first use, or a new observer (after unpickling)
+            buf = observer.new_buffer()
+            src = memoryview(buf.flat).cast("B")
+            copies = [(d * 4, (d + n) * 4, src[s * 4 : (s + n) * 4]) for s, d, n in self._runs]
+            cached = self._direct_buf = (observer, buf, copies)
+        seat = self.learner_seat
+        observer.fill(game, seat, cached[1])
+        flat = np.empty(self._flat_size, dtype=np.float32)
+        dst = memoryview(flat).cast("B")
+        for start, stop, src in cached[2]:
+            dst[start:stop] = src
+        # the raw env's mask (``_observation``): all ones once the game ended under terminal_mask="all",
+        # else the legal actions when it is this seat's decision (from the engine's cached hook, if any)
+        # (a bytearray: a fresh copy is one memcpy, a set index one plain store)
+        stopped = raw._stopped
+        hook = self._legal_hook
+        if self._terminal_all and (stopped or game.is_terminal()):
+            bits = bytearray(b"\x01" * len(self._zero_bits))
+        elif stopped or game.current_player != seat:
+            bits = bytearray(self._zero_bits)
+        elif hook == "bytes":
+            bits = bytearray(game.legal_mask_bytes())
+        else:
+            bits = bytearray(self._zero_bits)
+            if hook == "array":
+                np.frombuffer(bits, dtype=np.int8)[game.legal_action_array()] = 1
+            else:
+                for action in game.legal_actions():
+                    bits[action] = 1
+        self._bits = bits
+        self._obs = {"observation": flat, "action_mask": np.frombuffer(bits, dtype=np.int8)}
+        return flat
 
     def _learner_obs(self) -> np.ndarray:
+        if self._direct:
+            return self._learner_obs_direct()
         obs = self._raw.observe(self._learner_agent)
         views = obs["observation"] if self._flat_plan is not None else None
         if not isinstance(views, dict):  # another observation mode: the flatten wrapper's plain path
@@ -427,11 +594,13 @@ class SingleAgentEnv(gymnasium.Env):
         for (_, start, stop), src in zip(self._flat_plan, hit[1], strict=True):
             dst[start:stop] = src
         self._obs = {"observation": flat, "action_mask": np.array(obs["action_mask"], dtype=np.int8)}
+        self._bits = self._obs["action_mask"]
         return flat
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state["_flat_sources"] = {}  # memoryviews do not pickle; rebuilt on the next observation
+        state["_direct_buf"] = None  # its observer is rebuilt by the raw env's unpickling, so is this
         return state
 
     def _mask(self) -> np.ndarray:

@@ -58,9 +58,9 @@ from gymnasium.vector.utils import batch_space
 from farmgames.envs.adapters.base import as_index
 
 from .policies import BotPolicy
-from .single_agent import SingleAgentEnv
+from .single_agent import SingleAgentEnv, copy_runs
 
-__all__ = ["BatchedSingleAgentEnv", "SB3BatchedVecEnv", "flat_plan"]
+__all__ = ["BatchedSingleAgentEnv", "SB3BatchedVecEnv", "copy_runs", "flat_plan"]
 
 
 def flat_plan(structured_space: gymnasium.spaces.Dict) -> list[tuple[str, int, int]]:
@@ -72,20 +72,6 @@ def flat_plan(structured_space: gymnasium.spaces.Dict) -> list[tuple[str, int, i
         out.append((name, start, start + size))
         start += size
     return out
-
-
-def copy_runs(src_plan: list[tuple[str, int, int]], dst_plan: list[tuple[str, int, int]]) -> list[tuple[int, int, int]]:
-    """``[(src_start, dst_start, size)]`` copying every named part from the ``src_plan`` layout to the
-    ``dst_plan`` one, with parts that are adjacent in both layouts merged into one run (fewer memcpys)."""
-    dst = {name: start for name, start, _ in dst_plan}
-    runs: list[list[int]] = []
-    for name, start, stop in src_plan:
-        size = stop - start
-        if runs and runs[-1][0] + runs[-1][2] == start and runs[-1][1] + runs[-1][2] == dst[name]:
-            runs[-1][2] += size
-        else:
-            runs.append([start, dst[name], size])
-    return [(a, b, c) for a, b, c in runs]
 
 
 class _Game:
@@ -132,7 +118,7 @@ class _Game:
         dozen legal actions of a Fields of Green state)."""
         raw = self.raw
         game = raw.game
-        seat = raw.agent_name_mapping[self.env._learner_agent]
+        seat = self.env.learner_seat
         self.observer.fill(game, seat, self.buf)
         for dst, src in self.copies[slot]:
             dst[:] = src
@@ -214,7 +200,7 @@ class BatchedSingleAgentEnv(VectorEnv):
                 raise ValueError(f"reset(seed=...) needs {self.num_envs} seeds, got {len(seeds)}")
         self._flip()
         for g, s in zip(self._games, seeds, strict=True):
-            g.env.reset(seed=s, options=options)
+            g.env._start_episode(s, options)  # reset() without the single env's observation and info
             g.write(self._slot)
         self._has_reset = True
         self.final_infos = {}
@@ -247,7 +233,10 @@ class BatchedSingleAgentEnv(VectorEnv):
                 finished.append((i, obs, info))
                 continue
             raw = g.raw
-            raw.step(action)
+            if env._direct:
+                env._apply_direct(env.learner_seat, action)  # the single env's engine-direct step
+            else:
+                raw.step(action)
             env._decisions += 1
             reward = raw.rewards.get(env._learner_agent, 0.0) * env.reward_scale
             policy = None
@@ -273,7 +262,7 @@ class BatchedSingleAgentEnv(VectorEnv):
             info.pop("action_mask", None)
             self.final_infos[i] = (final_obs, info)
             infos = self._add_info(infos, {"final_obs": final_obs, "final_info": info}, i)
-            env.reset()
+            env._start_episode(None, None)  # reset() without the single env's observation and info
             g.write(slot)
         return (
             self._out(),
@@ -331,13 +320,21 @@ class BatchedSingleAgentEnv(VectorEnv):
         raw, env = g.raw, g.env
         game = raw.game
         learner = env._learner_agent
-        mapping = raw.agent_name_mapping
+        me = env.learner_seat
         opponents = env.opponents
         scale = env.reward_scale
-        while not game.is_terminal() and raw.agent_selection != learner:
-            policy = opponents[mapping[raw.agent_selection]]
+        direct = env._direct
+        while not game.is_terminal():
+            seat = game.current_player
+            if seat == me:
+                break
+            policy = opponents[seat]
             if type(policy) is BotPolicy:  # it reads the engine, never the mask: none is built for it
                 action = policy.act(None, None)
+                if direct and not raw._stopped:  # the single env's engine-direct step (as its own loop)
+                    env._apply_direct(seat, action)
+                    reward += raw.rewards.get(learner, 0.0) * scale
+                    continue
             elif getattr(policy, "needs_observation", True):
                 return reward, policy
             else:

@@ -75,3 +75,113 @@ def test_pickled_copy_steps_in_lock_step():
         assert a[1:4] == b[1:4]
         if a[2]:
             break
+
+
+# ---------------------------------------------------------------- the engine-direct loop against the AEC steps
+
+
+def _plain(env: SingleAgentEnv) -> SingleAgentEnv:
+    """The same env on its plain path: every action through the raw PettingZoo env's ``step``, every
+    observation through its ``observe`` (what the engine-direct loop must reproduce exactly)."""
+    env._direct = False
+    return env
+
+
+def _aec_state(env: SingleAgentEnv) -> dict:
+    raw = env._raw
+    return {
+        "agent_selection": raw.agent_selection,
+        "agents": list(raw.agents),
+        "rewards": dict(raw.rewards),
+        "cumulative": dict(raw._cumulative_rewards),
+        "terminations": dict(raw.terminations),
+        "truncations": dict(raw.truncations),
+        "infos": raw.infos,
+        "version": raw._version,
+        "history": list(raw.game.history),
+        "recall_log": list(raw._recall_log),
+    }
+
+
+DIRECT_CASES = [
+    {"game": "fields_of_green_v0", "num_players": 2, "opponents": "random"},
+    {"game": "fields_of_green_v0", "num_players": 3, "opponents": "random", "reward": "margin", "reward_scale": -0.05},
+    {"game": "fields_of_green", "num_players": 3, "opponents": "random", "perfect_recall": True},
+    {"game": "fields_of_green", "num_players": 2, "opponents": "heuristic"},
+    {"game": "key_harvest", "num_players": 2, "opponents": "random"},
+    {"game": "sunflower_valley", "num_players": 3, "opponents": "random", "reward": "score"},
+]
+
+
+@pytest.mark.parametrize("kwargs", DIRECT_CASES)
+def test_engine_direct_loop_equals_the_aec_steps(kwargs):
+    """Observations, masks, rewards (to the sign of a zero), terminations, infos and the raw env's AEC
+    state after every learner step and reset; then a pickled copy of each goes on in lock step."""
+    fast, plain = SingleAgentEnv(**kwargs), _plain(SingleAgentEnv(**kwargs))
+    assert fast._direct
+    rng = random.Random(5)
+    a, b = fast.reset(seed=7), plain.reset(seed=7)
+    ended = 0
+    steps = 100 if kwargs["opponents"] == "heuristic" else 900 if kwargs["game"] == "key_harvest" else 300
+    for step in range(steps):
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_equal(a[-1], b[-1])
+        np.testing.assert_equal(_aec_state(fast), _aec_state(plain))
+        np.testing.assert_array_equal(fast.action_masks(), plain.action_masks())
+        if step == steps // 2:
+            fast, plain = pickle.loads(pickle.dumps(fast)), pickle.loads(pickle.dumps(plain))
+        action = _legal(fast.action_masks(), rng)
+        a, b = fast.step(action), plain.step(action)
+        assert a[1:4] == b[1:4] and type(a[1]) is type(b[1]) is float
+        assert np.copysign(1.0, a[1]) == np.copysign(1.0, b[1])  # -0.0 stays -0.0 (a negative scale)
+        if a[2]:
+            ended += 1
+            np.testing.assert_array_equal(a[0], b[0])
+            np.testing.assert_equal(a[-1], b[-1])
+            np.testing.assert_equal(_aec_state(fast), _aec_state(plain))
+            a, b = fast.reset(), plain.reset()
+    assert ended or kwargs["opponents"] == "heuristic"
+
+
+class _Reader:
+    """An opponent that reads observations (the direct loop hands it to the raw env's step)."""
+
+    name = "reader"
+
+    def act(self, observation, action_mask):
+        legal = np.flatnonzero(action_mask)
+        return int(legal[int(observation.sum() * 7) % len(legal)])
+
+
+def test_engine_direct_loop_with_observation_reading_and_bot_opponents():
+    kwargs = {"game": "fields_of_green", "num_players": 3, "opponents": [_Reader(), "random"]}
+    fast, plain = SingleAgentEnv(**kwargs), _plain(SingleAgentEnv(**kwargs))
+    rng = random.Random(2)
+    a, b = fast.reset(seed=1), plain.reset(seed=1)
+    for _ in range(250):
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_equal(_aec_state(fast), _aec_state(plain))
+        action = _legal(fast.action_masks(), rng)
+        a, b = fast.step(action), plain.step(action)
+        assert a[1:4] == b[1:4]
+        if a[2]:
+            a, b = fast.reset(), plain.reset()
+
+
+@pytest.mark.parametrize("game", ["fields_of_green_v0", "fields_of_green"])
+def test_a_bots_illegal_action_fails_as_on_the_aec_path(game):
+    """An engine-refused action of a bot goes to the raw env's own step: the same error either way (v0
+    raises IllegalActionError; on v1 the raw env ends the game and the next bot step is refused)."""
+    errors = []
+    for env in (SingleAgentEnv(game=game, num_players=2, opponents="random"),):
+        for direct in (True, False):
+            env = SingleAgentEnv(game=game, num_players=2, opponents="random")
+            env._direct = direct
+            env.reset(seed=3)
+            bot = env.opponents[1 - env.learner_seat]._bot
+            bot.act = lambda game: 10**6  # never legal
+            with pytest.raises(Exception) as caught:
+                for _ in range(200):
+                    env.step(_legal(env.action_masks(), random.Random(0)))
+            errors.append((type(caught.value), str(caught.value)))
+    assert errors[0] == errors[1]

@@ -1,4 +1,5 @@
-"""The batched env (wrappers/vector.py) against its plain path: N single-agent envs stepped one by one.
+"""The batched env (wrappers/vector.py) against its plain path: N single-agent envs stepped one by one (on
+their own plain path: the raw env's ``step`` and ``observe``, not the engine-direct loop both share).
 
 Every observation, mask, reward, termination and final info must be the same (no test here times anything)."""
 
@@ -38,8 +39,16 @@ class _FirstLegal:
         return [self.act(o, m) for o, m in zip(observations, masks, strict=True)]
 
 
+def _plain_single(kwargs: dict) -> SingleAgentEnv:
+    """A single env on its plain path (every action through the raw env's ``step``, every observation
+    through its ``observe``), the reference for the batch's engine-direct loop."""
+    env = SingleAgentEnv(**kwargs)
+    env._direct = False
+    return env
+
+
 def _compare(kwargs: dict, n: int, steps: int, seed: int = 3) -> BatchedSingleAgentEnv:
-    singles = [SingleAgentEnv(**kwargs) for _ in range(n)]
+    singles = [_plain_single(kwargs) for _ in range(n)]
     batch = BatchedSingleAgentEnv(n, **kwargs)
     obs_b, _ = batch.reset(seed=seed)
     obs_s = [env.reset(seed=seed + i)[0] for i, env in enumerate(singles)]
