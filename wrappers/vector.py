@@ -78,7 +78,10 @@ class _Game:
     """One game of the batch: its single env, the raw PettingZoo env under it, and the learner's observer
     buffer with the memoryviews that copy it into this game's rows (one set per observation buffer)."""
 
-    __slots__ = ("env", "raw", "observer", "buf", "copies", "mask_row", "mask_np", "zeros", "legal_hook")
+    __slots__ = (
+        *("env", "raw", "observer", "buf", "copies", "to_new", "size"),
+        *("mask_row", "mask_np", "zeros", "legal_hook"),
+    )
 
     def __init__(self, env: SingleAgentEnv, obs_rows: list[np.ndarray], mask_row: np.ndarray, runs: list):
         self.env = env
@@ -95,6 +98,8 @@ class _Game:
         for obs_row in obs_rows:
             row = memoryview(obs_row).cast("B")
             self.copies.append([(row[d * 4 : (d + n) * 4], src[s * 4 : (s + n) * 4]) for s, d, n in runs])
+        self.to_new = [(d * 4, (d + n) * 4, src[s * 4 : (s + n) * 4]) for s, d, n in runs]  # see final()
+        self.size = len(obs_rows[0])
         self.mask_row = memoryview(mask_row.view(np.uint8))
         self.mask_np = mask_row
         self.zeros = bytes(len(mask_row))
@@ -109,6 +114,18 @@ class _Game:
             if callable(getattr(game, "legal_action_array", None))
             else None
         )
+
+    def final(self) -> np.ndarray:
+        """The learner's last observation of a finished game in a new flat array (the single env's final
+        observation): filled into this game's buffer, which last showed this game's previous learner
+        decision (so the refill is incremental; the single env's own buffer last showed its previous
+        game's end and would be rewritten entirely), then copied run by run."""
+        self.observer.fill(self.raw.game, self.env.learner_seat, self.buf)
+        flat = np.empty(self.size, dtype=np.float32)
+        dst = memoryview(flat).cast("B")
+        for start, stop, src in self.to_new:
+            dst[start:stop] = src
+        return flat
 
     def write(self, slot: int) -> None:
         """The learner's observation and mask now into this game's rows (observation buffer ``slot``).
@@ -233,19 +250,39 @@ class BatchedSingleAgentEnv(VectorEnv):
                 finished.append((i, obs, info))
                 continue
             raw = g.raw
+            game = raw.game
+            policy = None
             if env._direct:
-                env._apply_direct(env.learner_seat, action)  # the single env's engine-direct step
+                # the single env's engine-direct loop, inlined for the common case (bot opponents):
+                # _apply_direct for the learner and each bot, the learner's reward read after each
+                me = env.learner_seat
+                apply = env._apply_direct
+                apply(me, action)
+                env._decisions += 1
+                learner, scale = env._learner_agent, env.reward_scale
+                reward = raw.rewards.get(learner, 0.0) * scale
+                opponents = env.opponents
+                while not game.is_terminal():
+                    seat = game.current_player
+                    if seat == me:
+                        break
+                    policy = opponents[seat]
+                    if type(policy) is not BotPolicy or raw._stopped:
+                        reward, policy = self._run_bots(g, reward)  # the general loop from here
+                        break
+                    apply(seat, policy.act(None, None))
+                    reward += raw.rewards.get(learner, 0.0) * scale
+                    policy = None
             else:
                 raw.step(action)
-            env._decisions += 1
-            reward = raw.rewards.get(env._learner_agent, 0.0) * env.reward_scale
-            policy = None
-            if not raw.game.is_terminal():
-                reward, policy = self._run_bots(g, reward)
+                env._decisions += 1
+                reward = raw.rewards.get(env._learner_agent, 0.0) * env.reward_scale
+                if not game.is_terminal():
+                    reward, policy = self._run_bots(g, reward)
             rewards[i] = reward
             if policy is not None:
                 waiting.append((i, policy))
-            elif raw.game.is_terminal():
+            elif game.is_terminal():
                 terminations[i] = True
                 finished.append((i, self._final(g), {}))
             else:
@@ -312,7 +349,7 @@ class BatchedSingleAgentEnv(VectorEnv):
 
     def _final(self, g: _Game) -> np.ndarray:
         """The learner's last observation of a finished game (a fresh flat array, as the single env's)."""
-        return g.env._learner_obs()  # a new array per call
+        return g.final()  # a new array per call
 
     def _run_bots(self, g: _Game, reward: float) -> tuple[float, Any]:
         """Let bot opponents of game ``g`` decide until the learner's turn, the end, or an opponent that
