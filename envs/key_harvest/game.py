@@ -326,12 +326,22 @@ class Game:
         if self._legal is not None:
             d["_legal"] = list(self._legal)
         d["changes"] = []  # a new log: observers sync completely with a game they have not followed
+        d.pop("_final_scores", None)  # clones are edited (hidden perturbations, scenarios): scored afresh
         g.__dict__ = d
         return g
 
     def scores(self) -> list[Score]:
-        """Every part of each seat's score (KH-SCORE-1..10); before the end, the score as it stands."""
-        return [score_player(self, p) for p in range(self.num_players)]
+        """Every part of each seat's score (KH-SCORE-1..10); before the end, the score as it stands.
+
+        At the end the scores are kept (the env reads them 3-4 times: rewards, infos, winners): a terminal
+        state does not change, and the cache is keyed on the history's length (Score is frozen, the list
+        a copy); clones start without it. A hand edit of a terminal state would need ``_final_scores = None``."""
+        if not self.over:
+            return [score_player(self, p) for p in range(self.num_players)]
+        cached = self.__dict__.get("_final_scores")
+        if cached is None or cached[0] != len(self.history):
+            cached = self._final_scores = (len(self.history), [score_player(self, p) for p in range(self.num_players)])
+        return list(cached[1])
 
     def winners(self) -> list[int]:
         return winners(self.scores())

@@ -238,37 +238,21 @@ _GAIN0, _LOSS0, _NEW0 = _PF["net_gain_wheat"], _PF["net_loss_wheat"], _PF["store
 _FARMHAND_BITS = (1 << FARMHANDS) - 1
 _NOT_NEW = (False, False)
 
-# The fast fill's regions of the master (see the comment above Observer.fill_plain): a board, a store's
-# tiles and a player row per seat (4 at most), the public planes (registry, tile_places, event_spaces),
-# the stock and the rest of ``state`` with ``ctx_spaces``.
-R_BOARD, R_STORE, R_ROW, R_PUBLIC, R_STOCK, R_STATE = 0, 4, 8, 12, 13, 14
-R_COUNT = 15
-_FEW = 5  # more regions written since a buffer's last fill: it takes the merged copies of all
-_MEMO = "key_harvest.fill"  # buffer.memo key: the stamp of the plan whose copies the buffer holds
+# The fast fill copies the master into a buffer as a few runs (see the comment above Observer.fill_plain)
+_MEMO = "key_harvest.fill"  # buffer.memo key: the stamp of the plan whose own values the buffer holds
 _STAMPS = itertools.count(1)  # plan stamps, unique in the process
 
 
 class _Plan:
-    """A buffer's copies from the master (per region: (dst, src) memoryview pairs), the views of the
-    viewer's own values, and what the buffer holds: the master's epoch, the position in the observer's
-    ``_dirty`` up to which it is current and the own blocks last written."""
+    """A buffer's copies from the master ((dst, src) memoryview pairs: every value but the viewer's own, in
+    the viewer's rotation, runs merged where they continue each other), the views of the viewer's own
+    values and the own blocks last written there."""
 
-    __slots__ = ("flat", "seat", "copies", "boards", "full", "own_dst", "stamp", "epoch", "pos", "own")
+    __slots__ = ("flat", "seat", "copies", "own_dst", "stamp", "own")
 
-    def __init__(
-        self,
-        flat: np.ndarray,
-        seat: int,
-        copies: list,
-        boards: list,
-        full: list,
-        own_dst: tuple,
-        stamp: int,
-        epoch: int,
-    ):
-        self.flat, self.seat, self.copies, self.boards, self.full = flat, seat, copies, boards, full
-        self.own_dst = own_dst
-        self.stamp, self.epoch, self.pos, self.own = stamp, epoch, 0, None
+    def __init__(self, flat: np.ndarray, seat: int, copies: list, own_dst: tuple, stamp: int):
+        self.flat, self.seat, self.copies, self.own_dst, self.stamp = flat, seat, copies, own_dst, stamp
+        self.own: tuple | None = None
 
 
 def _ctx_mask(f: tuple | None) -> int:
@@ -384,8 +368,7 @@ class Observer:
         assert e["registry"].stop == e["tile_places"].start and e["tile_places"].stop == e["event_spaces"].start
         assert e["state"].stop == e["ctx_spaces"].start and _SF["bag_fields"] == 3 * NUM_CROPS
         self._plans: dict[int, _Plan] = {}  # id(buffer.flat) -> its plan (see _plan)
-        self._dirty: list[int] = []  # the master's regions (R_*) in the order written; plans keep a position
-        self._epoch = 0  # bumped when the master is rewritten whole or _dirty restarts: plans then copy all
+        self._make_handlers()
         # state's context part and ctx_spaces, as bytes (the _CONTEXTS blocks are bytes)
         self._context_bytes = mv.cast("B")[4 * (state + _PHASE0) : 4 * e["ctx_spaces"].stop]
         assert NUM_SPACES % 8 == 0
@@ -466,17 +449,14 @@ class Observer:
     #   nobody, brought up to date by ``_sync``: the engine's change log (``Game.changes``) names the parts
     #   written since the last sync, and each part is rewritten only where its inputs differ from the
     #   copies kept at its last write (a store space, a registry space, a crop of a player's counters, a
-    #   flag's old and new row...). Every write to the master appends the *region* it lies in to
-    #   ``_dirty`` (R_BOARD + seat, R_STORE + seat, R_ROW + seat, R_PUBLIC, R_STOCK, R_STATE). A buffer
-    #   has a plan (``_plan``): per region, the memoryview copies that put it in the viewer's rotation, and
-    #   the position in ``_dirty`` up to which the buffer is current, so a fill copies only the regions
-    #   written since the buffer's last fill (usually a player row and the state tail; the boards, ~65% of
-    #   the floats, rarely; when many regions were written, the merged copies of all regions but the
-    #   boards, and the boards written). The values that depend on the viewer (its own supply in its row and in
-    #   ``state``, the pool of the others' start counters, the townsfolk columns) lie outside every region
-    #   and are written when they change. A plan is trusted only while the buffer's ``memo`` holds the
-    #   plan's stamp (``fill_plain`` and other observers' fills change it) and the master was not rewritten
-    #   whole (``_epoch``, e.g. for another game), else the buffer receives everything.
+    #   flag's old and new row...). A buffer has a plan (``_plan``): the memoryview copies that put the
+    #   master in the viewer's rotation, runs merged where they continue each other (~11 for 4 players),
+    #   and every fill makes all of them: 15 KB of memcpy cost less than tracking which parts were written
+    #   since the buffer's last fill (a region log per buffer did that: env() 4p step ~10% more CPU).
+    #   The values that depend on the viewer (its own supply in its row and in ``state``, the pool of the
+    #   others' start counters, the townsfolk columns) lie outside every copy and are written when they
+    #   change. A plan's own values are trusted only while the buffer's ``memo`` holds the plan's stamp
+    #   (``fill_plain`` and other observers' fills change it), else the buffer receives everything.
     #   The master holds no hidden value: its player rows are what every seat knows of every seat.
     #   Buffers filled by ``fill`` must not be written by anyone else (the env hands out copies, or its
     #   own buffers read-only by contract).
@@ -499,34 +479,12 @@ class Observer:
     def fill(self, game: Any, seat: int, buffer: ObservationBuffer) -> None:
         """Write ``seat``'s view (the same values as :meth:`fill_plain`, see the comment above)."""
         self._sync(game)
-        flat, dirty = buffer.flat, self._dirty
+        flat = buffer.flat
         plan = self._plans.get(id(flat))
-        if (
-            plan is None
-            or plan.flat is not flat
-            or plan.seat != seat
-            or plan.epoch != self._epoch
-            or buffer.memo.get(_MEMO) != plan.stamp
-        ):
+        if plan is None or plan.flat is not flat or plan.seat != seat or buffer.memo.get(_MEMO) != plan.stamp:
             plan = self._plan(buffer, seat)
-            for dst, src in plan.boards:
-                dst[:] = src
-            for dst, src in plan.full:
-                dst[:] = src
-        elif len(dirty) > plan.pos:
-            regions = set(dirty[plan.pos :])
-            if len(regions) > _FEW:  # many regions: the merged copies of all but the boards, and the boards written
-                for r, (dst, src) in enumerate(plan.boards):
-                    if r in regions:  # (R_BOARD + r, R_BOARD == 0) the boards are 65% of the floats
-                        dst[:] = src
-                for dst, src in plan.full:
-                    dst[:] = src
-            else:
-                copies = plan.copies
-                for r in regions:
-                    for dst, src in copies[r]:
-                        dst[:] = src
-        plan.pos = len(dirty)
+        for dst, src in plan.copies:  # ~11 memcpys of 15 KB in all (4 players)
+            dst[:] = src
         own = self._own[seat]
         if own is None:  # its supply or the town changed (the change log says so), or a new game
             own = self._own_blocks(game, seat)
@@ -536,36 +494,29 @@ class Observer:
             row[:], state[:], town[:] = own
 
     def _plan(self, buffer: ObservationBuffer, seat: int) -> _Plan:
-        """The copies from the master's regions into ``buffer`` for ``seat`` (player axes rotated, the
-        viewer's own values left out), the boards' copies, the copies of all other regions merged where they
-        continue each other (used when many regions changed) and the views of the own values; kept per
-        buffer."""
+        """The copies from the master into ``buffer`` for ``seat`` (player axes rotated, the viewer's own
+        values left out, runs merged where they continue each other) and the views of the own values; kept
+        per buffer."""
         e, n = self.layout.entry, self.num_players
-        regions: list[list[tuple[int, int, int]]] = [[] for _ in range(R_COUNT)]  # (dst, src, length)
+        runs: list[tuple[int, int, int]] = []  # (dst, src, length)
         wb, ws, p0 = NUM_SPACES * N_PLANES, STORE_SPACES * NUM_SPACES, e["players"].start
         own0, own1 = _PF["supply_known"], _PF["net_gain_wheat"]  # the viewer's own part of its row
         for q in range(n):
             k = (q - seat) % n
-            regions[R_BOARD + q] = [(e["board"].start + k * wb, e["board"].start + q * wb, wb)]
-            regions[R_STORE + q] = [(e["store_tile"].start + k * ws, e["store_tile"].start + q * ws, ws)]
+            runs.append((e["board"].start + k * wb, e["board"].start + q * wb, wb))
+            runs.append((e["store_tile"].start + k * ws, e["store_tile"].start + q * ws, ws))
             a, b = p0 + k * NPF, p0 + q * NPF
-            regions[R_ROW + q] = [(a, b, own0), (a + own1, b + own1, NPF - own1)] if q == seat else [(a, b, NPF)]
+            runs += [(a, b, own0), (a + own1, b + own1, NPF - own1)] if q == seat else [(a, b, NPF)]
         public, state = e["registry"].start, e["state"].start
-        regions[R_PUBLIC] = [(public, public, e["event_spaces"].stop - public)]
-        regions[R_STOCK] = [(state, state, NUM_CROPS)]
+        runs.append((public, public, e["event_spaces"].stop - public))  # registry, tile_places, event_spaces
+        runs.append((state, state, NUM_CROPS))  # stock_*
         tail = state + _SF["bag_fields"]
-        regions[R_STATE] = [(tail, tail, e["ctx_spaces"].stop - tail)]
+        runs.append((tail, tail, e["ctx_spaces"].stop - tail))  # bag_fields .. the end of ctx_spaces
         dst, src = buffer.mv, self._master.mv
-
-        def views(a: int, b: int, c: int, d: int) -> tuple[memoryview, memoryview]:
-            return dst[a:b], src[c:d]
-
-        copies = [tuple(views(a, a + m, b, b + m) for a, b, m in runs) for runs in regions]
-        boards = [copies[R_BOARD + q][0] for q in range(n)]
-        full = [views(*run) for run in merge_runs(sorted(run for runs in regions[R_STORE:] for run in runs))]
+        copies = [(dst[a:b], src[c:d]) for a, b, c, d in merge_runs(sorted(runs))]
         town, own_state = e["townsfolk"], state + _SF["own_wheat"]
         own_dst = (dst[p0 + own0 : p0 + own1], dst[own_state : own_state + 2 * NUM_CROPS], dst[town.start : town.stop])
-        plan = _Plan(buffer.flat, seat, copies, boards, full, own_dst, next(_STAMPS), self._epoch)
+        plan = _Plan(buffer.flat, seat, copies, own_dst, next(_STAMPS))
         buffer.memo[_MEMO] = plan.stamp
         if len(self._plans) > 64:  # buffers of envs long gone
             self._plans.clear()
@@ -610,19 +561,20 @@ class Observer:
         if self._game is not game or self._log is not log or len(log) < self._pos:
             self._sync_all(game)
         elif len(log) > self._pos:
-            self._sync_changes(game, set(log[self._pos :]))
+            # a table instead of an if chain: CH_BOARD .. CH_STORE + 3 are 4 per-seat tags each (seat = tag & 3)
+            seat_handlers, handlers = self._seat_handlers, self._handlers
+            for tag in set(log[self._pos :]):
+                if tag < CH_STOCK:
+                    seat_handlers[tag](game, tag & 3)
+                else:
+                    handlers[tag - CH_STOCK](game)
         self._pos = len(log)
-        if len(self._dirty) > 4096:  # plans hold positions in it: they copy everything once
-            self._dirty = []
-            self._epoch += 1
         self._sync_decision(game)
 
     def _sync_all(self, game: Any) -> None:
         self._game, self._log = game, game.changes
         self._master.flat[:] = 0.0
         self._forget()
-        self._dirty = []
-        self._epoch += 1
         for q in range(self.num_players):
             self._sync_board(game, q)
             self._write_store_fast(game, q)
@@ -636,34 +588,34 @@ class Observer:
         self._write_tiles(game)
         self._write_turn(game)
 
-    def _sync_changes(self, game: Any, tags: set[int]) -> None:  # noqa: C901 - one branch per tag
-        for tag in tags:
-            if tag < CH_COUNTERS:
-                self._sync_board(game, tag - CH_BOARD)
-            elif tag < CH_BIDS:
-                self._write_counters(game, tag - CH_COUNTERS)
-                self._own[tag - CH_COUNTERS] = None  # its own supply
-            elif tag < CH_STORE:
-                self._write_bids(game, tag - CH_BIDS)
-            elif tag < CH_STOCK:
-                self._write_store_fast(game, tag - CH_STORE)
-            elif tag == CH_STOCK:
-                self._write_stock(game)
-            elif tag == CH_REGISTRY:
-                self._write_registry_fast(game)
-            elif tag == CH_BAG:
-                self._write_places_fast(game)
-                self._write_tiles(game)
-            elif tag == CH_EVENTS:
-                self._write_events_fast(game)
-                self._write_tiles(game)
-                self._write_turn(game)  # the events count
-            elif tag == CH_TURN:
-                self._write_turn(game)
-            elif tag == CH_WORKERS:
-                self._write_workers(game)
-            elif tag == CH_NEW:
-                self._write_new_all(game)
+    def _make_handlers(self) -> None:
+        """The change log's handlers by tag (see _sync)."""
+        assert CH_COUNTERS - CH_BOARD == CH_BIDS - CH_COUNTERS == CH_STORE - CH_BIDS == CH_STOCK - CH_STORE == 4
+        assert (CH_STOCK, CH_REGISTRY, CH_BAG, CH_EVENTS, CH_WORKERS, CH_NEW, CH_TURN) == tuple(range(16, 23))
+        per_seat = (self._sync_board, self._on_counters, self._write_bids, self._write_store_fast)
+        self._seat_handlers = [h for h in per_seat for _ in range(4)]
+        self._handlers = [
+            self._write_stock,  # CH_STOCK
+            self._write_registry_fast,  # CH_REGISTRY
+            self._on_bag,  # CH_BAG
+            self._on_events,  # CH_EVENTS
+            self._write_workers,  # CH_WORKERS
+            self._write_new_all,  # CH_NEW
+            self._write_turn,  # CH_TURN
+        ]
+
+    def _on_counters(self, game: Any, q: int) -> None:
+        self._write_counters(game, q)
+        self._own[q] = None  # its own supply
+
+    def _on_bag(self, game: Any) -> None:
+        self._write_places_fast(game)
+        self._write_tiles(game)
+
+    def _on_events(self, game: Any) -> None:
+        self._write_events_fast(game)
+        self._write_tiles(game)
+        self._write_turn(game)  # the events count
 
     def _sync_board(self, game: Any, q: int) -> None:
         """Rewrite the planes of the spaces of board ``q`` whose tile or worker changed (the worker planes
@@ -685,7 +637,6 @@ class Observer:
                     mv[o], mv[o + 1], mv[o + 2] = 0, 0, 0
             old_at = list(at)
         self._board_seen[q] = (f, u, w, old_at)
-        self._dirty.append(R_BOARD + q)
 
     # the master's player rows: PLAYER_FEATURES of every seat as the others see it, by segment
 
@@ -714,7 +665,6 @@ class Observer:
                     r >> 4 & 1,
                     r >> 5 & 1,
                 )
-                self._dirty.append(R_ROW + q)
         if self._town_seen != game.town:  # the townsfolk entry of every viewer
             self._town_seen = list(game.town)
             self._own = [None] * self.num_players
@@ -746,12 +696,10 @@ class Observer:
         if self._counters_seen[q] is not block:
             self._counters_seen[q] = block
             self._counters_bytes[q][:] = block
-            self._dirty.append(R_ROW + q)
 
     def _write_bids(self, game: Any, q: int) -> None:
         (b0, b1) = game.bids[q]
         self._pack_bids(self._row_mv[q], 4 * _PF["bid1_wheat"], *b0, *b1)
-        self._dirty.append(R_ROW + q)
 
     def _write_new(self, game: Any, q: int) -> None:
         """store1_new, store2_new of row ``q`` (KH-EVENT-6), when they changed (tile ids are >= 0, so an empty
@@ -763,7 +711,6 @@ class Observer:
             self._new_seen[q] = flags
             row = self._row_mv[q]
             row[_NEW0], row[_NEW0 + 1] = flags
-            self._dirty.append(R_ROW + q)
 
     def _write_new_all(self, game: Any) -> None:
         """The store*_new flags of every row (``new_in_store`` changed)."""
@@ -774,7 +721,6 @@ class Observer:
                 seen[q] = flags
                 row = self._row_mv[q]
                 row[_NEW0], row[_NEW0 + 1] = flags
-                self._dirty.append(R_ROW + q)
 
     def _write_store_fast(self, game: Any, q: int) -> None:
         """The one-hot store_tile rows of store ``q`` whose tile changed, and its store*_new flags."""
@@ -788,7 +734,6 @@ class Observer:
                     if cur[j] >= 0:
                         mv[base + j * NUM_SPACES + cur[j]] = 1
             self._store_seen[q] = list(cur)
-            self._dirty.append(R_STORE + q)
         self._write_new(game, q)
 
     # the master's public planes and state (but the viewer's own supply and pool) and ctx_spaces
@@ -804,7 +749,6 @@ class Observer:
                     if t >= 0:
                         mv[base + i * NUM_SPACES + t] = 1
             self._registry_seen = list(cur)
-            self._dirty.append(R_PUBLIC)
 
     def _write_places_fast(self, game: Any) -> None:
         """tile_places: the bag only loses tiles from its end and the fallow area only gains (KH-DRAW-1,
@@ -833,15 +777,12 @@ class Observer:
         for t in fallow[len(old) :]:
             mv[base + t] = 1
         self._fallow_seen = list(fallow)
-        self._dirty.append(R_PUBLIC)
 
     def _write_events_fast(self, game: Any) -> None:
         self._write_events(game, self._master.views)
-        self._dirty.append(R_PUBLIC)
 
     def _write_stock(self, game: Any) -> None:
         self._pack_stock(self._master.flat, 4 * self._state0, *game.stock)
-        self._dirty.append(R_STOCK)
 
     def _write_tiles(self, game: Any) -> None:
         in_bag = NUM_EVENT_TILES - len(game.events) - len(game.removed)  # counts only (KH-INFO-3/4)
@@ -851,7 +792,6 @@ class Observer:
         self._pack_tiles(
             self._master.flat, 4 * (self._state0 + _SF["bag_fields"]), len(game.bag) - in_bag, in_bag, *out
         )
-        self._dirty.append(R_STATE)
 
     def _write_turn(self, game: Any) -> None:
         """letter_a .. rebenefit_surveyor of ``state`` (logged as CH_TURN; the events count as CH_EVENTS)."""
@@ -877,29 +817,27 @@ class Observer:
             reb >> 4 & 1,
             reb >> 5 & 1,
         )
-        self._dirty.append(R_STATE)
 
     def _sync_decision(self, game: Any) -> None:
         """What depends on the pending decision: the active, acting, start and event player flags of the rows
         (a changed flag clears its old row and sets its new one), the context part of ``state`` and
         ``ctx_spaces`` (a shared block per frame and event kind, see _CONTEXTS)."""
-        f = game.stack[-1] if game.stack else None
+        stack = game.stack
+        f = stack[-1] if stack else None
         acting = f[1] if f is not None else -1
         depth = game.event_depth
-        event_player = acting if depth else -1
+        flags = (game.active, acting, game.start_player, acting if depth else -1)
         old = self._flags_seen
-        if old[1] != acting or old[3] != event_player or old[0] != game.active or old[2] != game.start_player:
-            flags = self._flags_seen = (game.active, acting, game.start_player, event_player)
-            rows, dirty = self._row_mv, self._dirty
+        if old != flags:
+            self._flags_seen = flags
+            rows = self._row_mv
             for i in range(4):
                 a, b = old[i], flags[i]
                 if a != b:
                     if a >= 0:
                         rows[a][i] = 0
-                        dirty.append(R_ROW + a)
                     if b >= 0:
                         rows[b][i] = 1
-                        dirty.append(R_ROW + b)
         ev = game.events[-1] if depth and game.events else -1
         if f is not self._frame_seen or ev != self._event_seen:  # a frame is a tuple: the same object, the same
             self._frame_seen, self._event_seen = f, ev
@@ -915,7 +853,6 @@ class Observer:
                 ctx = b"".join([_BYTE_FLOATS[m >> i & 255] for i in range(0, NUM_SPACES, 8)])
                 block = _CONTEXTS[context] = self._pack_context(*out[_PHASE0:]) + ctx
             self._context_bytes[:] = block
-            self._dirty.append(R_STATE)
 
     def _write_store(self, game: Any, v: dict, k: int, q: int) -> None:
         st = v["store_tile"][k]

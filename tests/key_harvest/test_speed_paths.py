@@ -131,3 +131,25 @@ def test_change_log_names_every_part_that_changed(n):
             logged += len(changed)
         assert g.clone().changes == []
     assert logged > 1000
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_final_scores_cache_equals_plain_scoring(n):
+    """Game.scores() keeps the final scores (KH-SCORE-1..10): equal to score_player on the end state, a fresh
+    list per call, not inherited by clones (a perturbed clone of an end state is scored afresh)."""
+    from farmgames.envs.key_harvest.scoring import score_player
+
+    for seed in range(3):
+        g = Game(n, 70 + seed)
+        rng = random.Random(seed)
+        while not g.is_terminal():
+            g.apply(rng.choice(g.legal_actions()))
+        plain = [score_player(g, p) for p in range(n)]
+        first, second = g.scores(), g.scores()
+        assert first == second == plain and first is not second
+        first.clear()
+        assert g.scores() == plain
+        twin = g.clone()
+        twin.supply[0][0] += 3  # a hand edit of the clone (hidden perturbations edit supplies)
+        assert twin.scores() == [score_player(twin, p) for p in range(n)]
+        assert twin.scores()[0].counters == plain[0].counters + 3 and g.scores() == plain
