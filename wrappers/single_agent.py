@@ -478,14 +478,19 @@ class SingleAgentEnv(gymnasium.Env):
         return reward
 
     def _init_fast_path(self) -> None:
-        """The learner's flat observation straight from the raw env's observer buffer (``_learner_obs``).
+        """The fast paths of a step: nothing copied twice, nothing computed that nobody reads.
 
         The flat layout is the flatten wrapper's (the structured parts in its Dict order), so checkpoints
-        are unaffected; only the copies change: the raw env hands out its own double buffers
-        (``reuse_buffers``: nothing is copied there), and each named part is copied once, with a memoryview
-        copy, into the new flat array the step returns; the mask is copied once, and the info and
-        ``action_masks()`` share that copy. tests/speed/test_single_agent.py compares every observation and
-        mask with the flatten wrapper's plain path."""
+        and the env version are unaffected; only the work changes. Engine-direct (``_direct``: dict
+        observations of a board-game AEC env without masks in its infos): the learner's and bot
+        opponents' actions go to the engine with only the AEC bookkeeping that changes anything
+        (``_apply_direct``), and the learner's observation is filled by the raw env's observer into this
+        env's own buffer and copied once into the new flat array the step returns, one memcpy per run of
+        parts adjacent in both orders (``_learner_obs_direct``); its mask is built once as the raw env
+        builds it, and the info and ``action_masks()`` share it. Otherwise: the raw env hands out its own
+        double buffers (``reuse_buffers``) and each named part is copied once. tests/speed/
+        test_single_agent.py compares both with the raw env's ``step`` / ``observe`` and the flatten
+        wrapper's plain path."""
         raw = self._raw = self._aec.unwrapped
         structured = self._aec.structured_observation_space(self.agents[0])
         self._flat_plan: list[tuple[str, int, int]] | None = None

@@ -19,15 +19,18 @@ observation, mask, reward and final info. What the batch does differently, for s
   observation is filled by the game's own observer into one buffer per game (so the incremental refill only
   redoes what changed since that game's last learner observation) and copied into the row in the single
   env's flat order (its Dict keys sorted, as gymnasium's ``flatten`` orders them): one memcpy per run of
-  parts adjacent in both orders, no intermediate arrays (the single env builds a new flat array, a mask copy
+  parts adjacent in both orders, no intermediate arrays (the single env builds a new flat array, a new mask
   and an info dict per step). The mask row is one memcpy of the engine's cached 0/1 bytes where the game has
   ``legal_mask_bytes()``, else cleared with one memcpy and set from its index array or its legal list.
-* **A lean step, one loop over the games.** Each game in turn: the learner's action to the raw PettingZoo
-  env, its bot opponents (``needs_observation = False``) decide from the engine state without the mask the
-  single env builds for them, its next observation into its row. Per-step infos are empty (masks come from
-  ``action_masks()``; final infos only for games that ended), so nothing is computed that nobody reads. The
-  legality check reads the batch's mask; an illegal action takes the single env's own path (the episode
-  ends with its penalty).
+* **A lean step, one loop over the games.** Each game in turn: the learner's action and its bot opponents'
+  decisions (``needs_observation = False``, deciding from the engine state without the mask the plain
+  loop builds for them) applied to the engine with the single env's engine-direct step
+  (``SingleAgentEnv._apply_direct``: only the AEC bookkeeping that changes anything), its next observation
+  into its row. Per-step infos are empty (masks come from ``action_masks()``; final infos only for games
+  that ended), so nothing is computed that nobody reads; a reset skips the single env's observation and
+  info (``_start_episode``), a finished game's last observation is refilled incrementally in the game's
+  own buffer. The legality check reads the batch's mask; an illegal action takes the single env's own
+  path (the episode ends with its penalty).
 * **Autoreset in the same step** (``AutoresetMode.SAME_STEP``): a finished game's last observation and final
   info go to ``infos["final_obs"]`` / ``infos["final_info"]`` (gymnasium's layout), and its row holds the next
   episode's first observation; the SB3 adapter gives them as ``terminal_observation`` and the info keys, plus
