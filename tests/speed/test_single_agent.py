@@ -173,15 +173,14 @@ def test_a_bots_illegal_action_fails_as_on_the_aec_path(game):
     """An engine-refused action of a bot goes to the raw env's own step: the same error either way (v0
     raises IllegalActionError; on v1 the raw env ends the game and the next bot step is refused)."""
     errors = []
-    for env in (SingleAgentEnv(game=game, num_players=2, opponents="random"),):
-        for direct in (True, False):
-            env = SingleAgentEnv(game=game, num_players=2, opponents="random")
-            env._direct = direct
-            env.reset(seed=3)
-            bot = env.opponents[1 - env.learner_seat]._bot
-            bot.act = lambda game: 10**6  # never legal
-            with pytest.raises(Exception) as caught:
-                for _ in range(200):
-                    env.step(_legal(env.action_masks(), random.Random(0)))
-            errors.append((type(caught.value), str(caught.value)))
+    for direct in (True, False):
+        env = SingleAgentEnv(game=game, num_players=2, opponents="random")
+        env._direct = direct
+        env.reset(seed=3)
+        bot = env.opponents[1 - env.learner_seat]._bot
+        bot.act = lambda game: 10**6  # never legal
+        with pytest.raises(Exception) as caught:
+            for _ in range(200):
+                env.step(_legal(env.action_masks(), random.Random(0)))
+        errors.append((type(caught.value), str(caught.value)))
     assert errors[0] == errors[1]
