@@ -7,12 +7,15 @@ path it replaces, on states of seeded games (no test here times anything)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from farmgames.envs.fields_of_green import Game
 from farmgames.envs.fields_of_green import bots as bots_module
-from farmgames.envs.fields_of_green.bots import LITE_WEIGHTS, HeuristicBot, play_game
+from farmgames.envs.fields_of_green.bots import FAST_WEIGHTS, LITE_WEIGHTS, HeuristicBot, HeuristicWeights, play_game
 from farmgames.envs.fields_of_green.bots.model import _decoded
+from farmgames.envs.fields_of_green.farm import EMPTY
 
 
 class _PlainBot(HeuristicBot):
@@ -33,10 +36,12 @@ def test_the_plain_bot_really_takes_the_plain_path():
 
 
 @pytest.mark.parametrize(
-    ("players", "seed", "weights"), [(2, 11, None), (3, 12, None), (4, 13, None), (3, 14, LITE_WEIGHTS)]
+    ("players", "seed", "weights"),
+    [(2, 11, None), (3, 12, None), (4, 13, None), (3, 14, LITE_WEIGHTS), (2, 15, FAST_WEIGHTS), (4, 16, FAST_WEIGHTS)],
 )
 def test_fast_bot_plays_the_plain_lookahead_move_for_move(players, seed, weights):
-    """Also with the lighter search of ``heuristic_lite`` (its weights: fewer candidates, same fast paths)."""
+    """Also with the narrower searches of ``heuristic_lite`` and ``heuristic_fast`` (their weights: fewer
+    candidates, same fast paths)."""
     fast = play_game([HeuristicBot(seed=seed + i, weights=weights) for i in range(players)], seed=seed)
     plain = play_game([_PlainBot(seed=seed + i, weights=weights) for i in range(players)], seed=seed)
     assert fast.history == plain.history
@@ -102,6 +107,81 @@ def test_memoised_cheap_estimates_equal_the_plain_ones(players, seed):
             expected += [a for _, a in sorted(plain[kind], key=lambda t: (-t[0], t[1]))[:n]]
         assert bot._act_candidates(game, p, legal, card) == expected
     assert checked > 50
+
+
+def _pick_states(players: int, seed: int, weights):
+    """(game, bot) at pick decisions of a seeded game of bots with ``weights``."""
+    bots = [HeuristicBot(seed=seed + i, weights=weights) for i in range(players)]
+    game = Game(num_players=players, seed=seed)
+    while not game.is_terminal():
+        bot = bots[game.current_player]
+        if game.decision_kind == "pick":
+            yield game, bot
+        game.apply(bot.act(game))
+
+
+def _plain_candidates(bot, game, p, legal, card, cells, pool):
+    """The pruning of ``_act_candidates`` written out: every legal act ranked in one go, no memo."""
+    decoded = _decoded(game.layout)
+    farm, ctx, w = game.farms[p], bot._ctx(game, p), bot.w
+    builds = [a for a in legal if decoded[a][0] == "build"]
+    if pool:
+        grid, nbrs = farm.grid, farm.geometry.neighbours
+        key = {c: (-sum(1 for n in nbrs[c] if grid[n] != EMPTY), c) for c in farm.frontier}
+        builds = sorted(builds, key=lambda a: key[decoded[a][1]])[:pool]
+    ranked = {"build": [], "tower": [], "silo": []}
+    for a in builds:
+        ranked["build"].append((bot._quick_build(farm, card, decoded[a][1], ctx, None), a))
+    others = []
+    for a in legal:
+        kind, cell = decoded[a]
+        if kind in ("tower", "silo"):
+            ranked[kind].append((bot._quick_structure(farm, kind, cell, None), a))
+        elif kind != "build":
+            others.append(a)
+    if w.market_sales:
+        sales = sorted((a for a in others if decoded[a][0] == "market"), key=lambda a: -decoded[a][1])
+        others = [a for a in others if decoded[a][0] != "market" or a in sales[: w.market_sales]]
+    out = list(others)
+    for kind, n in (("build", cells), ("tower", w.structure_cells), ("silo", w.structure_cells)):
+        out += [a for _, a in sorted(ranked[kind], key=lambda t: (-t[0], t[1]))[:n]]
+    return out
+
+
+@pytest.mark.parametrize(
+    ("players", "seed", "weights"),
+    [
+        (2, 51, FAST_WEIGHTS),
+        (4, 52, replace(FAST_WEIGHTS, pick_pool=4)),
+        (2, 53, None),
+        (2, 54, HeuristicWeights(pick_pool=3)),
+    ],
+)
+def test_pruned_halves_and_the_pick_pool_equal_the_plain_ranking(players, seed, weights):
+    """``_act_candidates`` prunes builds and the other acts separately and memoises each half per farm state;
+    the pick's ``pick_pool`` keeps a card's builds on the best-connected legal cells and ``market_sales`` the
+    largest sales. Asked in the pick's order (the other acts, then each card's builds) and then for the whole
+    act list, it returns what ranking the legal acts in one go from scratch gives."""
+    checked = 0
+    for game, bot in _pick_states(players, seed, weights):
+        p = game.current_player
+        decoded = _decoded(game.layout)
+        for a in game.legal_actions()[:2]:
+            g = bot._hypothetical_act(game, p, a)
+            if g is None:
+                continue
+            card = g.picks[p]
+            legal = g.legal_actions()
+            others = [x for x in legal if decoded[x][0] != "build"]
+            builds = [x for x in legal if decoded[x][0] == "build"]
+            w = bot.w
+            assert bot._act_candidates(g, p, others, card) == _plain_candidates(bot, g, p, others, card, 0, 0)
+            got = bot._act_candidates(g, p, builds, card, w.pick_cells, pool=w.pick_pool)
+            assert got == _plain_candidates(bot, g, p, builds, card, w.pick_cells, w.pick_pool)
+            full = bot._act_candidates(g, p, legal, card)  # the act: halves from the memo, every cell
+            assert full == _plain_candidates(bot, g, p, legal, card, w.build_cells, 0)
+            checked += 1
+    assert checked > 20
 
 
 @pytest.mark.parametrize(("players", "seed"), [(2, 31), (3, 32)])

@@ -13,8 +13,10 @@ from farmgames.envs.fields_of_green import Game
 from farmgames.envs.fields_of_green import bots as bots_module
 from farmgames.envs.fields_of_green.bots import (
     BOTS,
+    FAST_WEIGHTS,
     LITE_WEIGHTS,
     Bot,
+    FastHeuristicBot,
     HeuristicBot,
     HeuristicWeights,
     LiteHeuristicBot,
@@ -57,7 +59,7 @@ def test_heuristic_plays_variants_and_small_farms():
         _checked_game(bots, seed=20 + i, **variant)
 
 
-@pytest.mark.parametrize("name", ["random", "heuristic", "heuristic_lite"])
+@pytest.mark.parametrize("name", ["random", "heuristic", "heuristic_lite", "heuristic_fast"])
 def test_same_seed_same_game(name):
     def history(bot_seed):
         bots = [make_bot(name, seed=bot_seed + i) for i in range(3)]
@@ -96,7 +98,7 @@ def test_heuristic_beats_random_clearly():
 
 
 def test_registry_and_make_bot():
-    assert set(BOTS) == {"random", "heuristic", "heuristic_lite"}
+    assert set(BOTS) == {"random", "heuristic", "heuristic_lite", "heuristic_fast"}
     for name in BOTS:
         bot = make_bot(name, seed=3)
         assert isinstance(bot, Bot)
@@ -109,7 +111,7 @@ def test_registry_and_make_bot():
     assert "heuristic" in str(err.value) and "random" in str(err.value)
 
 
-@pytest.mark.parametrize("name", ["random", "heuristic", "heuristic_lite"])
+@pytest.mark.parametrize("name", ["random", "heuristic", "heuristic_lite", "heuristic_fast"])
 def test_bot_refuses_a_finished_game(name):
     game = play_game([make_bot("random", seed=i) for i in range(2)], seed=1)
     with pytest.raises(ValueError, match="game is over"):
@@ -136,6 +138,55 @@ def test_lite_bot_is_the_heuristic_with_a_narrower_search():
     assert LiteHeuristicBot(seed=0, deny=0.0).w == HeuristicWeights(**{**LITE_WEIGHTS.__dict__, "deny": 0.0})
     game, count = _checked_game([LiteHeuristicBot(seed=1), RandomBot(seed=2), LiteHeuristicBot(seed=3)], seed=9)
     assert count > 100 and set(game.winners()) & {0, 2}
+
+
+def test_fast_bot_is_the_lite_search_narrowed_further():
+    """``heuristic_fast`` (docs/fields_of_green/bots.md, "A cheaper search") is ``HeuristicBot`` with
+    ``FAST_WEIGHTS``: the lite search, the largest market sale only, the draw split by the designs' own values.
+    The defaults keep every cell, every sale and the cheap estimates."""
+    full, fast = HeuristicWeights(), FastHeuristicBot(seed=0).w
+    assert fast == FAST_WEIGHTS and isinstance(FastHeuristicBot(seed=0), HeuristicBot)
+    assert (full.pick_pool, full.market_sales, full.split_own) == (0, 0, False)
+    assert (fast.pick_pool, fast.market_sales, fast.split_own) == (0, 1, True)
+    lite = {k: v for k, v in FAST_WEIGHTS.__dict__.items() if k not in ("pick_pool", "market_sales", "split_own")}
+    assert lite == {k: v for k, v in LITE_WEIGHTS.__dict__.items() if k in lite}
+    game, count = _checked_game([FastHeuristicBot(seed=1), RandomBot(seed=2), FastHeuristicBot(seed=3)], seed=9)
+    assert count > 100 and set(game.winners()) & {0, 2}
+
+
+def test_fast_bot_beats_random():
+    """A real threshold, as for the full bot: at least 70% of 24 seeded games (2-4 players) against random."""
+    wins = 0
+    for i in range(24):
+        players = 2 + i % 3
+        seat = i % players
+        bots = [make_bot("heuristic_fast" if s == seat else "random", seed=100 * i + s) for s in range(players)]
+        wins += seat in play_game(bots, seed=700 + i).winners()
+    assert wins / 24 >= 0.70, f"heuristic_fast won only {wins}/24 games against random bots"
+
+
+def test_split_own_values_designs_without_cells(monkeypatch):
+    """``split_own``: the draw split asks ``_split_own_value`` (one frontier cell, the best connected) and never
+    the cheap estimate over cells (``_quick_card``); the default split never asks for own values."""
+    seen = {"own": set(), "quick": 0}
+    own, quick = HeuristicBot._split_own_value, HeuristicBot._quick_card
+
+    def spy_own(self, farm, card, cell, ctx, fc):
+        seen["own"].add(cell)
+        return own(self, farm, card, cell, ctx, fc)
+
+    def spy_quick(self, *args, **kwargs):
+        seen["quick"] += 1
+        return quick(self, *args, **kwargs)
+
+    monkeypatch.setattr(HeuristicBot, "_split_own_value", spy_own)
+    monkeypatch.setattr(HeuristicBot, "_quick_card", spy_quick)
+    game = Game(num_players=2, seed=5)
+    assert game.decision_kind == "split"
+    assert FastHeuristicBot(seed=0).act(game) in game.legal_actions()
+    assert len(seen["own"]) == 1 and seen["quick"] == 0
+    HeuristicBot(seed=0).act(game)
+    assert seen["quick"] > 0 and len(seen["own"]) == 1
 
 
 @pytest.mark.parametrize("cells", [1, 3])

@@ -22,12 +22,14 @@ from typing import Any
 
 from ...core import bots as _core
 from ...core.bots import Bot, RandomBot
-from .heuristic import LITE_WEIGHTS, HeuristicBot, HeuristicWeights, LiteHeuristicBot
+from .heuristic import FAST_WEIGHTS, LITE_WEIGHTS, FastHeuristicBot, HeuristicBot, HeuristicWeights, LiteHeuristicBot
 
 __all__ = [
     "BOTS",
+    "FAST_WEIGHTS",
     "LITE_WEIGHTS",
     "Bot",
+    "FastHeuristicBot",
     "HeuristicBot",
     "HeuristicWeights",
     "LiteHeuristicBot",
@@ -40,12 +42,18 @@ __all__ = [
 # every act it plays on its own copy of a farm on a full engine clone, asserting they agree.
 VERIFY_CACHES = False
 
-# "heuristic_lite": the heuristic with a narrower search, ~1.3x cheaper, as strong (docs/fields_of_green/bots.md)
-BOTS: dict[str, type[Bot]] = {"random": RandomBot, "heuristic": HeuristicBot, "heuristic_lite": LiteHeuristicBot}
+# "heuristic_lite": the heuristic with a narrower search, ~1.3x cheaper, as strong; "heuristic_fast": narrower
+# still (docs/fields_of_green/bots.md)
+BOTS: dict[str, type[Bot]] = {
+    "random": RandomBot,
+    "heuristic": HeuristicBot,
+    "heuristic_lite": LiteHeuristicBot,
+    "heuristic_fast": FastHeuristicBot,
+}
 
 
 def make_bot(name: str, seed: int = 0) -> Bot:
-    """A bot by registry name (``BOTS``): ``random``, ``heuristic`` or ``heuristic_lite``."""
+    """A bot by registry name (``BOTS``): ``random``, ``heuristic``, ``heuristic_lite`` or ``heuristic_fast``."""
     return _core.make_bot(BOTS, name, seed)
 
 

@@ -71,6 +71,11 @@ class HeuristicWeights:
     pick_cells: int = 3  # same, for each card in hand when choosing the pick
     structure_cells: int = 2  # same for towers and silos
     split_cells: int = 3  # frontier cells per design in the draw split's cheap estimate
+    # > 0: the pick looks at a card's builds only on the ``pick_pool`` legal cells with the most occupied
+    # neighbours (lowest cell first among equals); the act still looks at every legal cell (0: every cell)
+    pick_pool: int = 0
+    market_sales: int = 0  # > 0: only the largest ``market_sales`` market sales are looked at (0: all)
+    split_own: bool = False  # draw split: a design's value without its neighbours (``_own_value`` minus cost)
     deny: float = 0.1  # pick: weight of the card's value to the player who receives the hand
     noise: float = 0.02  # tie-breaking jitter from the bot's seeded RNG
 
@@ -879,14 +884,57 @@ class HeuristicBot(Bot):
                 return
 
     def _act_candidates(
-        self, game, p: int, legal: Sequence[int], card: int | None, cells: int | None = None, sid: int | None = None
+        self,
+        game,
+        p: int,
+        legal: Sequence[int],
+        card: int | None,
+        cells: int | None = None,
+        sid: int | None = None,
+        pool: int = 0,
     ) -> list[int]:
         """Prune the act decision: best cells by the cheap estimates, every market and restore.
-        ``sid``: ``_sid(game.farms[p])`` if known."""
+        ``sid``: ``_sid(game.farms[p])`` if known; ``pool``: see ``HeuristicWeights.pick_pool``.
+
+        Speed: the builds and the other acts are pruned separately and each half is memoised in the farm
+        state's table (``_fc``), so the act decision reuses the halves its pick computed (the pick asks
+        for them one at a time). The result is the same list in the same order as pruning ``legal`` in
+        one go: the others, the best builds, the best towers, the best silos (the order matters: each
+        candidate draws its jitter in turn)."""
+        decoded = _decoded(game.layout)
+        ctx = self._ctx(game, p)
+        fc = self._fc(game.farms[p], ctx) if sid is None else self._fc_by_sid(sid, ctx.year, ctx.harvests)
+        builds, rest = [], []
+        for a in legal:
+            (builds if decoded[a][0] == "build" else rest).append(a)
+        build_cells = self.w.build_cells if cells is None else cells
+        out: list[int] = []
+        tail: list[int] = []
+        if rest:
+            key = ("others", tuple(rest))
+            hit = fc.get(key)
+            if hit is None or _SETTINGS.VERIFY_CACHES:
+                fresh = self._prune(game, p, rest, card, build_cells, fc, ctx, 0)
+                assert hit is None or hit == fresh
+                hit = fc[key] = fresh
+            out += hit[0]
+            tail = hit[2] + hit[3]
+        if builds:
+            key = ("builds", card, build_cells, pool, tuple(builds))
+            hit = fc.get(key)
+            if hit is None or _SETTINGS.VERIFY_CACHES:
+                fresh = self._prune(game, p, builds, card, build_cells, fc, ctx, pool)
+                assert hit is None or hit == fresh
+                hit = fc[key] = fresh
+            out += hit[1]
+        return out + tail
+
+    def _prune(
+        self, game, p: int, legal: Sequence[int], card: int | None, build_cells: int, fc: dict, ctx: _Ctx, pool: int
+    ) -> tuple[list[int], list[int], list[int], list[int]]:
+        """``_act_candidates`` of one half: (others, best builds, best towers, best silos)."""
         decoded = _decoded(game.layout)
         farm = game.farms[p]
-        ctx = self._ctx(game, p)
-        fc = self._fc(farm, ctx) if sid is None else self._fc_by_sid(sid, ctx.year, ctx.harvests)
         builds, towers, silos, others = [], [], [], []
         m = self._model
         flat_ok = card is not None and not m.counting[card]
@@ -898,9 +946,23 @@ class HeuristicBot(Bot):
                 touchy = fc["touchy"] = self._touchy_cells(farm)
             equipment = farm.equipment
             flats = {}
+        cells_in = None
+        if pool:
+            # only the ``pool`` legal cells with the most occupied neighbours (a narrower search)
+            rank = fc.get("rank")
+            if rank is None:
+                grid, nbrs = farm.grid, farm.geometry.neighbours
+                order = sorted(farm.frontier, key=lambda c: (-sum(1 for n in nbrs[c] if grid[n] != EMPTY), c))
+                rank = fc["rank"] = {c: i for i, c in enumerate(order)}
+            ranked = sorted(
+                (rank.get(decoded[a][1], 1 << 30), decoded[a][1]) for a in legal if decoded[a][0] == "build"
+            )
+            cells_in = {c for _, c in ranked[:pool]}
         for a in legal:
             kind, arg = decoded[a]
             if kind == "build":
+                if cells_in is not None and arg not in cells_in:
+                    continue
                 if flat_ok and arg not in touchy and arg not in equipment:
                     own = fc.get(("own", card))
                     if own is None:
@@ -922,12 +984,16 @@ class HeuristicBot(Bot):
                 silos.append((self._quick_structure(farm, "silo", arg, fc), a))
             else:
                 others.append(a)
-        out = list(others)
-        build_cells = self.w.build_cells if cells is None else cells
+        if self.w.market_sales:
+            # only the largest sales (the action's argument is the food sold)
+            sales = sorted((a for a in others if decoded[a][0] == "market"), key=lambda a: -decoded[a][1])
+            dropped = set(sales[self.w.market_sales :])
+            others = [a for a in others if a not in dropped]
+        chosen = []
         for group, n in ((builds, build_cells), (towers, self.w.structure_cells), (silos, self.w.structure_cells)):
             group.sort(key=lambda t: (-t[0], t[1]))
-            out += [a for _, a in group[:n]]
-        return out
+            chosen.append([a for _, a in group[:n]])
+        return others, chosen[0], chosen[1], chosen[2]
 
     def _best_act(self, game, p: int, legal: Sequence[int]) -> tuple[int, float, dict]:
         card = game.picks[p]
@@ -993,7 +1059,9 @@ class HeuristicBot(Bot):
                 )
             value = alternative
             if build_actions:
-                candidates = self._act_candidates(g, p, build_actions, card, self.w.pick_cells, sid=sid)
+                candidates = self._act_candidates(
+                    g, p, build_actions, card, self.w.pick_cells, sid=sid, pool=self.w.pick_pool
+                )
                 value = max(value, max(self._evaluate(g, p, x, prefix) for x in candidates))
             seen[design] = value
             results[a] = value
@@ -1093,6 +1161,10 @@ class HeuristicBot(Bot):
         fc = self._fc(farm, ctx)
         m = self._model
         sizes = [len(pile) for pile in game.piles]
+        own_cell = None  # split_own: every design valued at the frontier cell with the most occupied neighbours
+        if self.w.split_own and farm.frontier:
+            grid, nbrs = farm.grid, farm.geometry.neighbours
+            own_cell = min(farm.frontier, key=lambda c: (-sum(1 for n in nbrs[c] if grid[n] != EMPTY), c))
         desirability = []
         for i, pile in enumerate(PILES):
             if not sizes[i]:
@@ -1102,7 +1174,10 @@ class HeuristicBot(Bot):
             for card in m.pile_cards[pile]:
                 d = m.locs[card].design
                 if d not in values:
-                    values[d] = (self._quick_card(farm, card, ctx, self.w.split_cells, fc), m.locs[card].copies)
+                    if own_cell is not None:
+                        values[d] = (self._split_own_value(farm, card, own_cell, ctx, fc), m.locs[card].copies)
+                    else:
+                        values[d] = (self._quick_card(farm, card, ctx, self.w.split_cells, fc), m.locs[card].copies)
             total = sum(c for _, c in values.values())
             desirability.append(sum(max(v, 0.0) * c for v, c in values.values()) / total)
         layout = game.layout
@@ -1113,6 +1188,18 @@ class HeuristicBot(Bot):
             if value > best_value:
                 best, best_value = a, value
         return best
+
+    def _split_own_value(self, farm: Farm, card: int, cell: int, ctx: _Ctx, fc: dict) -> float:
+        """The draw split's cheaper design value (``split_own``): the card's own value (``_own_value``: printed
+        VP and its ability, with a tower in range) at ``cell``, minus its build cost; not what it adds to its
+        neighbours' or farm-wide abilities, no water range or affordability check."""
+        key = ("split_own", card, cell)
+        value = fc.get(key)
+        if value is None:
+            cost = self._model.locs[card].cost
+            own = self._own_value(farm, card, cell, ctx)[0]
+            value = fc[key] = own - cost.coins * ctx.coin - cost.water * ctx.water - cost.food * ctx.food
+        return value
 
     def _decide_harvest(self, game, legal):
         """Pay every payable location, producers before consumers, free ones first, avoiding food
@@ -1278,3 +1365,19 @@ class LiteHeuristicBot(HeuristicBot):
 
     def __init__(self, seed: int = 0, weights: HeuristicWeights | None = None, **overrides):
         super().__init__(seed, weights or LITE_WEIGHTS, **overrides)
+
+
+# The cheaper search of ``FastHeuristicBot``: LITE_WEIGHTS with only the largest market sale looked at and the
+# draw split by each design's own value (docs/fields_of_green/bots.md, "A cheaper search").
+FAST_WEIGHTS = replace(LITE_WEIGHTS, market_sales=1, split_own=True)
+
+
+class FastHeuristicBot(HeuristicBot):
+    """``HeuristicBot`` with ``FAST_WEIGHTS``: the lite search (one projected cell per card at the pick, two at
+    the act, one tower and one silo cell), the largest market sale only, and a draw split by the designs' own
+    values (docs/fields_of_green/bots.md, "A cheaper search")."""
+
+    name = "heuristic_fast"
+
+    def __init__(self, seed: int = 0, weights: HeuristicWeights | None = None, **overrides):
+        super().__init__(seed, weights or FAST_WEIGHTS, **overrides)
