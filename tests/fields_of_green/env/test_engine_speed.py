@@ -94,6 +94,11 @@ def test_memoised_splits_equal_the_plain_filter():
     for _ in range(500):
         sizes = [rng.choice([0, 0, 1, 2, 3, 5, 6, 20]) for _ in range(4)]
         assert list(_legal_split_tuple(tuple(sizes))) == _legal_splits(sizes)
+    # the constant for piles that all hold a full hand (the usual draw), and the sizes just below it
+    for _ in range(200):
+        sizes = [rng.choice([5, 6, 7, 12, 30]) for _ in range(4)]
+        assert list(_legal_split_tuple(tuple(sizes))) == _legal_splits(sizes)
+    assert len(_legal_split_tuple((6, 6, 6, 6))) > len(_legal_split_tuple((6, 6, 6, 1)))
 
 
 def _plain_water_in_range(farm, cell: int) -> int:
