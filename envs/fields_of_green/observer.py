@@ -365,12 +365,20 @@ class Observer:
         self._farm_views = _row_views(self._farm_cache)
         self._card_row_views = _row_views(self._card_rows)  # card features
         self._full_row_views = _row_views(self._full_rows)  # card features + design one-hot
-        self._hand_row_views = _row_views(self._hand_rows)  # present flag + the same
         self._tile_row_views = _row_views(self._tile_rows)
         self._passed_views = _row_views(self._passed)
-        zero_sizes = (n * (C + D), HAND_SIZE * (1 + C + D), self._decision_end - self._decision_at)
-        self._zeros = memoryview(np.zeros(max(zero_sizes), np.float32))  # sources for clearing blocks
-        self._zero_revealed, self._zero_hand = self._zeros[: zero_sizes[0]], self._zeros[: zero_sizes[1]]
+        self._zeros = memoryview(np.zeros(self._decision_end - self._decision_at, np.float32))  # clears them
+        # Byte patterns (speed): a card's row of `hand` / `revealed` as bytes, so that a whole block is one
+        # C-level b"".join and one memcpy instead of a clear plus one row copy per card (fill; the rows are
+        # the same float32 values as _hand_rows / _full_rows, tests/fields_of_green/test_observer_fast.py
+        # compares the blocks with the plain row-by-row path)
+        self._hand_bytes = [row.tobytes() for row in self._hand_rows]
+        hand_row = self._hand_rows.shape[1] * 4
+        self._hand_tails = [bytes((HAND_SIZE - k) * hand_row) for k in range(HAND_SIZE + 1)]  # empty slots
+        self._revealed_bytes: dict[int | None, bytes] = {c: row.tobytes() for c, row in enumerate(self._full_rows)}
+        self._revealed_bytes[None] = bytes(self._full_rows.shape[1] * 4)  # no visible pick: a zero row
+        self._flag_bytes: dict[tuple, bytes] = {}  # GAME_FEATURES one-hots per (year, turn, phase, ...) key
+        self._pub_b = memoryview(self._pub).cast("B")
         # offsets of the parts fill writes
         self._discard_at = entry["discard"].start
         self._revealed_at = entry["revealed"].start
@@ -575,7 +583,11 @@ class Observer:
             self._counts = counts
         key = (game.year, game.turn, game.phase, game.direction, game.revealed)
         if key != self._flags_key:
-            self._pack_flags(game)
+            flags = self._flag_bytes.get(key)
+            if flags is None:  # a new (year, turn, phase, direction, revealed): packed once per observer
+                flags = self._flag_bytes[key] = self._flags(game)
+            at = 4 * (self._counts_at - _PILES_AT)
+            self._pub_b[at : at + len(flags)] = flags
             self._flags_key = key
 
     def _sync_harvested(self, game: Game, owner: int | None) -> None:
@@ -605,8 +617,8 @@ class Observer:
         self._discard_seen = len(discard)
         self._discard_stamp = self._stamp
 
-    def _pack_flags(self, game: Game) -> None:
-        """The one-hot GAME_FEATURES (up to the pile sizes) of ``game`` into the public block."""
+    def _flags(self, game: Game) -> bytes:
+        """The one-hot GAME_FEATURES (up to the pile sizes) of ``game``, packed as float32."""
         flags = [0] * _PILES_AT
         year, phase = game.year, game.phase
         if 1 <= year <= YEARS:
@@ -618,7 +630,7 @@ class Observer:
         flags[_CLOCKWISE if game.direction == "clockwise" else _COUNTERCLOCKWISE] = 1
         flags[_TWO_PLAYER] = self.two_player
         flags[_REVEALED] = game.revealed
-        _PACK_FLAGS.pack_into(self._pub, 4 * (self._counts_at - _PILES_AT), *flags)
+        return _PACK_FLAGS.pack(*flags)
 
     def _sync_farm(self, game: Game, seat: int) -> None:  # noqa: C901 - one branch per farm part (speed)
         """Farm ``seat``'s planes in the cache and its PLAYER_FEATURES in ``_pub``: what changed since the
@@ -640,8 +652,8 @@ class Observer:
                     # the card's CARD_FEATURES down the card planes of this cell: one strided memoryview
                     # copy (the plain path is the numpy a[:C, cell] = row of fill(force_full=True)'s rebuild)
                     cmv[at : at + C * cells : cells] = self._card_row_views[code]
-                    if self._harvest_card[code]:
-                        hc = game.harvest_cost(seat, cell)  # after equipment discounts
+                    if self._harvest_card[code] and cell in farm.equipment:  # (else the printed cost,
+                        hc = game.harvest_cost(seat, cell)  # just copied with the card) after discounts
                         at += _HARVEST_COST_PLANE * cells
                         cmv[at], cmv[at + cells], cmv[at + 2 * cells] = hc
                 elif code == TOWER:
@@ -811,11 +823,7 @@ class Observer:
         else:
             visible = [picks[seat], *self._no_reveal]
         if visible != buf.revealed:
-            plan.revealed[:] = self._zero_revealed
-            rows = self._full_row_views
-            for dst, card in zip(plan.revealed_rows, visible):
-                if card is not None:
-                    dst[:] = rows[card]
+            plan.revealed_b[:] = b"".join(map(self._revealed_bytes.__getitem__, visible))  # one row a seat
             buf.revealed = visible
 
         # ---- hand (own hand, or the public 2-player display); slot i is pick action i
@@ -823,10 +831,7 @@ class Observer:
         if hand != buf.hand:
             if len(hand) > HAND_SIZE:
                 raise ValueError(f"a hand of {len(hand)} cards does not fit the observation ({HAND_SIZE} slots)")
-            plan.hand[:] = self._zero_hand
-            rows = self._hand_row_views
-            for dst, card in zip(plan.hand_rows, hand):
-                dst[:] = rows[card]
+            plan.hand_b[:] = b"".join((*map(self._hand_bytes.__getitem__, hand), self._hand_tails[len(hand)]))
             buf.hand = list(hand)
 
         # ---- pending decision and, for the viewer's own decision, its context (small: always rewritten)
@@ -1117,9 +1122,9 @@ class _FillPlan:
         "discard",
         "public",
         "revealed",
-        "revealed_rows",
+        "revealed_b",
         "hand",
-        "hand_rows",
+        "hand_b",
         "decision",
         "zero_decision",
         "decision_card",
@@ -1139,10 +1144,10 @@ class _FillPlan:
         self.public = [(mv[a:b], obs._pub_mv[c:d]) for a, b, c, d in obs._pub_plan[seat]]
         at = obs._revealed_at
         self.revealed = mv[at : at + n * W]
-        self.revealed_rows = [mv[at + k * W : at + (k + 1) * W] for k in range(n)]
+        self.revealed_b = self.revealed.cast("B")  # the same block as bytes, for the byte patterns
         at = obs._hand_at
         self.hand = mv[at : at + HAND_SIZE * HW]
-        self.hand_rows = [mv[at + i * HW : at + (i + 1) * HW] for i in range(HAND_SIZE)]
+        self.hand_b = self.hand.cast("B")
         self.decision = mv[obs._decision_at : obs._decision_end]  # decision .. decision_kept
         self.zero_decision = obs._zeros[: obs._decision_end - obs._decision_at]
         self.decision_card = mv[obs._decision_card_at : obs._decision_card_at + W]

@@ -20,20 +20,24 @@ import random
 import numpy as np
 import pytest
 
-from farmgames.envs import fields_of_green_v0
+from farmgames.envs import fields_of_green_v0, fields_of_green_v1
 from farmgames.envs.fields_of_green import Game
-from farmgames.envs.fields_of_green.farm import SILO, TOWER
+from farmgames.envs.fields_of_green.cards import EQUIPMENT_TIMINGS, HAND_SIZE, HOST_TYPES
+from farmgames.envs.fields_of_green.farm import EMPTY, SILO, TOWER
 from farmgames.envs.fields_of_green.observer import (
     CARD_FEATURES,
+    DECISION_FEATURES,
     FARM_PLANES,
     GAME_FEATURES,
     PLAYER_FEATURES,
+    TILE_FEATURES_FIXED,
     Observer,
 )
 
 _FP = {name: i for i, (name, _, _) in enumerate(FARM_PLANES)}
 _PF = {name: i for i, (name, _, _) in enumerate(PLAYER_FEATURES)}
 _GF = {name: i for i, (name, _, _) in enumerate(GAME_FEATURES)}
+_DF = {name: i for i, (name, _, _) in enumerate(DECISION_FEATURES)}
 C = len(CARD_FEATURES)
 
 
@@ -138,6 +142,131 @@ def plain_public(game: Game, viewer: int) -> dict[str, np.ndarray]:
     }
 
 
+def plain_private(game: Game, viewer: int) -> dict[str, np.ndarray]:
+    """The picked cards, hand and decision arrays of ``viewer``'s observation, the slow, obvious way (the
+    observer writes the first two from byte patterns, one memcpy per block)."""
+    n, s = game.num_players, game.geometry.size
+    cards, tiles = game.cards.locations, game.cards.equipment
+    D, E = len(game.cards.location_designs), len(game.cards.equipment_designs)
+
+    def card_row(card: int) -> np.ndarray:
+        row = np.zeros(C + D, np.float32)
+        row[:C] = Observer._card_features(cards[card])
+        row[C + cards[card].design] = 1
+        return row
+
+    def tile_row(tile_id: int) -> np.ndarray:
+        tile = tiles[tile_id]
+        row = np.zeros(len(TILE_FEATURES_FIXED) + E, np.float32)
+        row[HOST_TYPES.index(tile.host)] = 1
+        row[len(HOST_TYPES) + EQUIPMENT_TIMINGS.index(tile.timing)] = 1
+        row[len(TILE_FEATURES_FIXED) + tile.design] = 1
+        return row
+
+    revealed = np.zeros((n, C + D), np.float32)
+    for k in range(n):
+        p = (viewer + k) % n
+        card = game.picks[p]
+        if card is not None and (p == viewer or n == 2 or game.revealed):  # FOG-ACT-4/6
+            revealed[k] = card_row(card)
+    hand = np.zeros((HAND_SIZE, 1 + C + D), np.float32)
+    for i, card in enumerate(game.display if n == 2 else game.hands[viewer]):
+        hand[i, 0] = 1
+        hand[i, 1:] = card_row(card)
+    decision = np.zeros(len(DECISION_FEATURES), np.float32)
+    decision_card = np.zeros(C + D, np.float32)
+    cell_plane = np.zeros(s * s, np.float32)
+    drawn = np.zeros((3, len(TILE_FEATURES_FIXED) + E), np.float32)
+    kept = np.zeros(len(TILE_FEATURES_FIXED) + E, np.float32)
+    frame = game.decision
+    if frame is not None:
+        kind = frame[0]
+        decision[_DF[f"kind_{kind}"]] = 1
+        if frame[1] == viewer:
+            decision[_DF["yours"]] = 1
+            grid = game.farms[viewer].grid
+            card = None
+            if kind == "act":
+                card = game.picks[viewer]
+            elif kind == "pay_water":
+                decision[_DF["water_due"]] = frame[3]
+                cell_plane[frame[2]] = 1
+                building = grid[frame[2]] == EMPTY
+                decision[_DF["for_build" if building else "for_harvest"]] = 1
+                card = game.picks[viewer] if building else grid[frame[2]] if grid[frame[2]] >= 0 else None
+            elif kind == "store_water":
+                decision[_DF["water_to_store"]] = frame[2]
+            elif kind == "keep_equipment":
+                for i, tile_id in enumerate(frame[2]):
+                    drawn[i] = tile_row(tile_id)
+            elif kind == "place_equipment":
+                kept[:] = tile_row(frame[2])
+            elif kind == "attach":
+                cell_plane[frame[2]] = 1
+                decision[_DF["for_build"]] = 1
+                card = grid[frame[2]] if grid[frame[2]] >= 0 else None
+            elif kind == "ability_target":
+                decision[_DF[f"target_{frame[2]}"]] = 1
+                decision[_DF["raise_by"]] = frame[3]
+            elif kind == "ability_option":
+                cell, pay, gain, times = frame[2:6]
+                if cell >= 0:
+                    cell_plane[cell] = 1
+                    card = grid[cell] if grid[cell] >= 0 else None
+                decision[_DF["trade_pay_coins"]] = pay.get("coins", 0)
+                decision[_DF["trade_pay_food"]] = pay.get("food", 0)
+                for res in ("coins", "water", "food", "vp"):
+                    decision[_DF[f"trade_gain_{res}"]] = gain.get(res, 0)
+                decision[_DF["trade_max_times"]] = times
+            if card is not None:
+                decision_card[:] = card_row(card)
+    return {
+        "revealed": revealed,
+        "hand": hand,
+        "decision": decision,
+        "decision_card": decision_card,
+        "decision_cell": cell_plane.reshape(s, s),
+        "decision_tiles": drawn,
+        "decision_kept": kept,
+    }
+
+
+@pytest.mark.parametrize(
+    "module, players, variant",
+    [
+        (fields_of_green_v0, 2, {}),
+        (fields_of_green_v0, 3, {}),
+        (fields_of_green_v0, 4, {}),
+        (fields_of_green_v0, 4, {"auto_single": True}),
+        (fields_of_green_v1, 2, {}),
+        (fields_of_green_v1, 4, {}),
+    ],
+)
+def test_every_viewer_after_every_step_equals_a_plain_recomputation(module, players, variant):
+    """Every seat's observation (not only the deciding seat's) after every step of random games, v0 and
+    v1, array for array against plain_public + plain_private: catches a fast-path write that is right
+    for the seat the env happens to observe and stale for the others."""
+    rng = random.Random(players)
+    env = module.raw_env(num_players=players, **variant)
+    checked = 0
+    for seed in range(2):
+        env.reset(seed=300 + seed)
+        while env.agents:
+            obs, _, termination, truncation, _ = env.last()
+            for seat in range(players):
+                seen = env.observe(env.possible_agents[seat])["observation"]
+                plain = {**plain_public(env.game, seat), **plain_private(env.game, seat)}
+                assert set(plain) == set(seen) - {"passed"}
+                bad = [k for k in plain if not np.array_equal(plain[k], seen[k])]
+                assert not bad, f"seed {300 + seed}, step {len(env.game.history)}, seat {seat}: {bad}"
+                checked += 1
+            if termination or truncation:
+                env.step(None)
+                continue
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert checked > 200 * players  # two whole games, every seat
+
+
 class _Checker:
     """Compares ``env``'s observation of a seat with a forced full fill and with the plain reference."""
 
@@ -151,7 +280,7 @@ class _Checker:
         ref.fill(env.game, seat, buf, force_full=True)
         bad = [k for k in buf.views if k != "passed" and not np.array_equal(buf.views[k], obs[k])]
         assert not bad, f"{where}, seat {seat}: differs from fill(force_full=True) in {bad}"
-        plain = plain_public(env.game, seat)
+        plain = {**plain_public(env.game, seat), **plain_private(env.game, seat)}
         bad = [k for k in plain if not np.array_equal(plain[k], obs[k])]
         assert not bad, f"{where}, seat {seat}: differs from the plain reference in {bad}"
         self.checked += 1
