@@ -185,7 +185,7 @@ class BoardGameEnvBase:
         if self._terminal_all and (self._stopped or game.is_terminal()):  # _ended(), inlined
             bits[:] = slot.ones
         else:
-            fast = self._mask_fast(seat)
+            fast = None if self._legal_hook is None else self._mask_fast(seat)  # no call for hookless games
             if fast is None:
                 bits[:] = slot.zeros
                 for action in self._mask_actions(seat):

@@ -231,6 +231,7 @@ _CONTEXTS: dict[tuple, bytes] = {}  # (bytes: not tracked by the garbage collect
 _BYTE_FLOATS = tuple(struct.pack("8f", *(b >> j & 1 for j in range(8))) for b in range(256))
 _TOWNS: dict[tuple, memoryview] = {}  # (players, viewer, *town) -> the townsfolk entry's floats
 _COUNTERS: dict[tuple, bytes] = {}  # see Observer._write_counters -> bytes of supply_total .. net_loss_*
+_TURNS: dict[tuple, bytes] = {}  # see Observer._write_turn -> bytes of letter_a .. rebenefit_surveyor
 
 # offsets in a player row (PLAYER_FEATURES) of the fast path's single writes
 _TOTAL, _EXACT0, _LOW0 = _PF["supply_total"], _PF["supply_exact_wheat"], _PF["supply_min_wheat"]
@@ -275,7 +276,7 @@ class Observer:
     _pack_bids = struct.Struct(f"{2 * NUM_CROPS}f").pack_into  # bid1_*, bid2_*
     _pack_stock = struct.Struct(f"{NUM_CROPS}f").pack_into  # stock_*
     _pack_tiles = struct.Struct(f"{2 + len(EVENTS)}f").pack_into  # bag_fields, bag_events, events_out_*
-    _pack_turn = struct.Struct("17f").pack_into  # letter_a .. rebenefit_surveyor
+    _pack_turn = struct.Struct("17f").pack  # letter_a .. rebenefit_surveyor
     _pack_context = struct.Struct(f"{NSF - _PHASE0}f").pack  # phase_turn .. extra_carter
 
     def __init__(self, game: Any, **_: Any):
@@ -371,6 +372,9 @@ class Observer:
         self._make_handlers()
         # state's context part and ctx_spaces, as bytes (the _CONTEXTS blocks are bytes)
         self._context_bytes = mv.cast("B")[4 * (state + _PHASE0) : 4 * e["ctx_spaces"].stop]
+        turn = state + _SF["letter_a"]
+        self._turn_bytes = mv.cast("B")[4 * turn : 4 * (turn + 17)]  # letter_a .. rebenefit_surveyor (_TURNS)
+        assert _SF["rebenefit_surveyor"] == _SF["letter_a"] + 16
         assert NUM_SPACES % 8 == 0
         self._game: Any = None  # the game the master follows, its change log and the log entries applied
         self._log: list[int] | None = None
@@ -478,7 +482,19 @@ class Observer:
 
     def fill(self, game: Any, seat: int, buffer: ObservationBuffer) -> None:
         """Write ``seat``'s view (the same values as :meth:`fill_plain`, see the comment above)."""
-        self._sync(game)
+        log = game.changes  # _sync, inlined (the common case: a few tags since the last fill)
+        pos = self._pos
+        if self._game is not game or self._log is not log or len(log) < pos:
+            self._sync_all(game)
+        elif len(log) > pos:
+            seat_handlers, handlers = self._seat_handlers, self._handlers
+            for tag in set(log[pos:]):
+                if tag < CH_STOCK:
+                    seat_handlers[tag](game, tag & 3)
+                else:
+                    handlers[tag - CH_STOCK](game)
+        self._pos = len(log)
+        self._sync_decision(game)
         flat = buffer.flat
         plan = self._plans.get(id(flat))
         if plan is None or plan.flat is not flat or plan.seat != seat or buffer.memo.get(_MEMO) != plan.stamp:
@@ -794,29 +810,43 @@ class Observer:
         )
 
     def _write_turn(self, game: Any) -> None:
-        """letter_a .. rebenefit_surveyor of ``state`` (logged as CH_TURN; the events count as CH_EVENTS)."""
-        t, reb, pend = game.taken, game.rebenefit >> TOWNSFOLK_BASE, game.pending_extra
-        self._pack_turn(
-            self._master.flat,
-            4 * (self._state0 + _SF["letter_a"]),
-            t & 1,
-            t >> 1 & 1,
-            t >> 2 & 1,
-            t >> 3 & 1,
+        """letter_a .. rebenefit_surveyor of ``state`` (logged as CH_TURN; the events count as CH_EVENTS): a
+        float block per value of what they are computed from, shared by every observer."""
+        key = (
+            game.taken,
             game.actions_taken,
             game.end_triggered,
             game.turns_left,
             game.rounds,
             len(game.events),
-            pend & EXTRA_SUPERVISOR,
-            pend >> 1 & 1,
-            reb & 1,
-            reb >> 1 & 1,
-            reb >> 2 & 1,
-            reb >> 3 & 1,
-            reb >> 4 & 1,
-            reb >> 5 & 1,
+            game.pending_extra,
+            game.rebenefit >> TOWNSFOLK_BASE,
         )
+        block = _TURNS.get(key)
+        if block is None:
+            t, taken, end, left, rounds, events, pend, reb = key
+            if len(_TURNS) >= 1 << 14:  # ~1.5 MB at most
+                _TURNS.clear()
+            block = _TURNS[key] = self._pack_turn(
+                t & 1,
+                t >> 1 & 1,
+                t >> 2 & 1,
+                t >> 3 & 1,
+                taken,
+                end,
+                left,
+                rounds,
+                events,
+                pend & EXTRA_SUPERVISOR,
+                pend >> 1 & 1,
+                reb & 1,
+                reb >> 1 & 1,
+                reb >> 2 & 1,
+                reb >> 3 & 1,
+                reb >> 4 & 1,
+                reb >> 5 & 1,
+            )
+        self._turn_bytes[:] = block
 
     def _sync_decision(self, game: Any) -> None:
         """What depends on the pending decision: the active, acting, start and event player flags of the rows
