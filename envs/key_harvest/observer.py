@@ -229,7 +229,8 @@ TILE_PLACES = ("bag", "fallow")
 _CONTEXTS: dict[tuple, bytes] = {}  # (bytes: not tracked by the garbage collector, unlike memoryviews)
 # byte b -> the float32 bytes of its 8 bits, low bit first (``bits`` of a bitmask, 8 spaces at a time)
 _BYTE_FLOATS = tuple(struct.pack("8f", *(b >> j & 1 for j in range(8))) for b in range(256))
-_TOWNS: dict[tuple, memoryview] = {}  # (players, viewer, *town) -> the townsfolk entry's floats
+_TOWNS: dict[tuple, bytes] = {}  # (players, viewer, *town) -> the townsfolk entry's floats
+_OWNS: dict[tuple, tuple[bytes, bytes]] = {}  # (*pool, *supply) -> the viewer's own row part and state part
 _COUNTERS: dict[tuple, bytes] = {}  # see Observer._write_counters -> bytes of supply_total .. net_loss_*
 _TURNS: dict[tuple, bytes] = {}  # see Observer._write_turn -> bytes of letter_a .. rebenefit_surveyor
 
@@ -531,7 +532,12 @@ class Observer:
         dst, src = buffer.mv, self._master.mv
         copies = [(dst[a:b], src[c:d]) for a, b, c, d in merge_runs(sorted(runs))]
         town, own_state = e["townsfolk"], state + _SF["own_wheat"]
-        own_dst = (dst[p0 + own0 : p0 + own1], dst[own_state : own_state + 2 * NUM_CROPS], dst[town.start : town.stop])
+        b = dst.cast("B")  # the own blocks are bytes
+        own_dst = (
+            b[4 * (p0 + own0) : 4 * (p0 + own1)],
+            b[4 * own_state : 4 * (own_state + 2 * NUM_CROPS)],
+            b[4 * town.start : 4 * town.stop],
+        )
         plan = _Plan(buffer.flat, seat, copies, own_dst, next(_STAMPS))
         buffer.memo[_MEMO] = plan.stamp
         if len(self._plans) > 64:  # buffers of envs long gone
@@ -540,23 +546,27 @@ class Observer:
         return plan
 
     def _own_blocks(self, game: Any, seat: int) -> tuple:
-        """What only ``seat`` sees, as float blocks: its row's supply_known, exact and lower bound (its own
-        supply), ``own_*`` and ``start_pool_others_*`` of ``state``, ``townsfolk``."""
+        """What only ``seat`` sees, as float blocks (bytes): its row's supply_known, exact and lower bound (its
+        own supply), ``own_*`` and ``start_pool_others_*`` of ``state``, ``townsfolk``; the blocks depend only
+        on the keys they are cached by, so every observer shares them."""
         n, own = self.num_players, game.supply[seat]
         key = (n, seat, *game.town)
         town = _TOWNS.get(key)
-        if town is None:  # the townsfolk entry depends on nothing else: shared by every observer
+        if town is None:
             values = [0.0] * (6 * (n + 1))
             for t, owner in enumerate(game.town):
                 values[t * (n + 1) + (0 if owner < 0 else 1 + (owner - seat) % n)] = 1.0
             if len(_TOWNS) >= 4096:
                 _TOWNS.clear()
-            town = _TOWNS[key] = memoryview(struct.pack(f"{len(values)}f", *values)).cast("f")
-        blocks = (
-            memoryview(self._pack_own_row(1, *own, *own)).cast("f"),
-            memoryview(self._pack_own_state(*own, *self._pool(game, seat))).cast("f"),
-            town,
-        )
+            town = _TOWNS[key] = struct.pack(f"{len(values)}f", *values)
+        pool = self._pool(game, seat)
+        key = (*pool, *own)
+        mine = _OWNS.get(key)
+        if mine is None:
+            if len(_OWNS) >= 1 << 14:  # ~2 MB at most
+                _OWNS.clear()
+            mine = _OWNS[key] = (self._pack_own_row(1, *own, *own), self._pack_own_state(*own, *pool))
+        blocks = (*mine, town)
         self._own[seat] = blocks
         return blocks
 
