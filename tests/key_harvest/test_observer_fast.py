@@ -187,3 +187,24 @@ def test_fast_fill_reads_no_hidden_information():
             checked += 1
         g.apply(rng.choice(g.legal_actions()))
     assert checked >= 30
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_fill_into_fresh_and_reused_buffers_with_two_observers_sharing_the_caches(n):
+    """Two observers of two games, interleaved (the turn, counter, own-value and context blocks are shared
+    by every observer): after every step, every viewer, into its own reused buffer and into a fresh one."""
+    games = [Game(n, 500 + n), Game(n, 600 + n)]
+    observers = [Observer(g) for g in games]
+    kept = [[o.new_buffer() for _ in range(n)] for o in observers]
+    rng = random.Random(n)
+    while not all(g.is_terminal() for g in games):
+        for g, obs, bufs in zip(games, observers, kept):
+            if g.is_terminal():
+                continue
+            g.apply(rng.choice(g.legal_actions()))
+            for seat in range(n):
+                want = plain(obs, g, seat)
+                obs.fill(g, seat, bufs[seat])
+                fresh = obs.new_buffer()
+                obs.fill(g, seat, fresh)
+                assert np.array_equal(bufs[seat].flat, want) and np.array_equal(fresh.flat, want)
