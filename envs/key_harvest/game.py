@@ -457,6 +457,10 @@ class Game:
                 numbers |= 1 << NUMBER[FARMHANDS + t]
         if not numbers:
             return False
+        if numbers & 2:  # a worker numbered 1: an empty space not next to a worker, next to a field tile
+            f, w = self.fields[p], self.workers[p]  # (KH-ACT-WORKER-3/4; _worker_spaces(placement, 1) without
+            if FULL & ~(f | w) & ~dilate(w) & dilate(f):  # the neighbour counts, which cost 5x more)
+                return True
         placement = self._placement(p)
         return any(numbers >> num & 1 and self._worker_spaces(placement, num) for num in range(1, 6))
 
