@@ -184,6 +184,29 @@ def test_pruned_halves_and_the_pick_pool_equal_the_plain_ranking(players, seed, 
     assert checked > 20
 
 
+@pytest.mark.parametrize("in_act", [False, True])
+def test_the_act_keeps_to_the_pick_pool_only_with_pool_in_act(in_act, monkeypatch):
+    """``pool_in_act``: the act decision prunes its builds with the pick's ``pick_pool`` (so with
+    ``build_cells == pick_cells`` it only asks the memo for what its pick evaluated); without it, every cell."""
+    seen = {"act": set(), "pick": set()}
+    deciding = []  # the kind of the decision being taken (the pick prunes on a clone at its act)
+    original, original_act = HeuristicBot._act_candidates, HeuristicBot.act
+
+    def spy(self, game, p, legal, card, cells=None, sid=None, pool=0):
+        seen[deciding[-1]].add(pool)
+        return original(self, game, p, legal, card, cells, sid, pool)
+
+    def act(self, game):
+        deciding.append(game.decision_kind)
+        return original_act(self, game)
+
+    monkeypatch.setattr(HeuristicBot, "_act_candidates", spy)
+    monkeypatch.setattr(HeuristicBot, "act", act)
+    weights = replace(FAST_WEIGHTS, pick_pool=5, pool_in_act=in_act)
+    play_game([HeuristicBot(seed=60 + i, weights=weights) for i in range(2)], seed=61)
+    assert seen["pick"] >= {5} and seen["act"] == ({5} if in_act else {0})
+
+
 @pytest.mark.parametrize(("players", "seed"), [(2, 31), (3, 32)])
 def test_direct_acts_and_template_projections_equal_engine_clones(players, seed):
     """``_direct_act`` (the act on a copy of the farm) gives the engine's farm, and the projection with the

@@ -147,9 +147,10 @@ def test_fast_bot_is_the_lite_search_narrowed_further():
     ``HeuristicWeights``' defaults (``heuristic_full``) keep every cell, every sale and the cheap estimates."""
     full, fast = HeuristicWeights(), FastHeuristicBot(seed=0).w
     assert fast == FAST_WEIGHTS and isinstance(FastHeuristicBot(seed=0), HeuristicBot)
-    assert (full.pick_pool, full.market_sales, full.split_own) == (0, 0, False)
-    assert (fast.pick_pool, fast.market_sales, fast.split_own) == (0, 1, True)
-    lite = {k: v for k, v in FAST_WEIGHTS.__dict__.items() if k not in ("pick_pool", "market_sales", "split_own")}
+    assert (full.pick_pool, full.pool_in_act, full.market_sales, full.split_own) == (0, False, 0, False)
+    assert (fast.pick_pool, fast.pool_in_act, fast.market_sales, fast.split_own) == (0, False, 1, True)
+    changed = ("market_sales", "split_own")
+    lite = {k: v for k, v in FAST_WEIGHTS.__dict__.items() if k not in changed}
     assert lite == {k: v for k, v in LITE_WEIGHTS.__dict__.items() if k in lite}
     game, count = _checked_game([FastHeuristicBot(seed=1), RandomBot(seed=2), FastHeuristicBot(seed=3)], seed=9)
     assert count > 100 and set(game.winners()) & {0, 2}

@@ -74,6 +74,7 @@ class HeuristicWeights:
     # > 0: the pick looks at a card's builds only on the ``pick_pool`` legal cells with the most occupied
     # neighbours (lowest cell first among equals); the act still looks at every legal cell (0: every cell)
     pick_pool: int = 0
+    pool_in_act: bool = False  # the act decision keeps to the pick's ``pick_pool`` cells too
     market_sales: int = 0  # > 0: only the largest ``market_sales`` market sales are looked at (0: all)
     split_own: bool = False  # draw split: a design's value without its neighbours (``_own_value`` minus cost)
     deny: float = 0.1  # pick: weight of the card's value to the player who receives the hand
@@ -1002,7 +1003,8 @@ class HeuristicBot(Bot):
         card = game.picks[p]
         prefix = self._eval_prefix(game, p)
         values = {}
-        for a in self._act_candidates(game, p, legal, card):
+        pool = self.w.pick_pool if self.w.pool_in_act else 0
+        for a in self._act_candidates(game, p, legal, card, pool=pool):
             values[a] = self._evaluate(game, p, a, prefix) + self._jitter()
         best = max(values, key=lambda a: (values[a], -a))
         return best, values[best], values
@@ -1370,8 +1372,8 @@ class LiteHeuristicBot(HeuristicBot):
         super().__init__(seed, weights or LITE_WEIGHTS, **overrides)
 
 
-# The cheaper search of ``FastHeuristicBot``: LITE_WEIGHTS with only the largest market sale looked at and the
-# draw split by each design's own value (docs/fields_of_green/bots.md, "A cheaper search").
+# The cheaper search of ``FastHeuristicBot`` (the default ``heuristic``): LITE_WEIGHTS with only the largest market
+# sale looked at and the draw split by each design's own value (docs/fields_of_green/bots.md, "A cheaper search").
 FAST_WEIGHTS = replace(LITE_WEIGHTS, market_sales=1, split_own=True)
 
 
