@@ -386,7 +386,8 @@ class Observer:
         """Drop the record of what the master shows (the next writes start from a zeroed master)."""
         n = self.num_players
         self._own: list[tuple | None] = [None] * n  # per viewer: its own values as float blocks (None: stale)
-        self._pools: list[list[int] | None] = [None] * n  # per viewer: others_start_pool
+        self._pools: list[tuple[int, ...] | None] = [None] * n  # per viewer: others_start_pool
+        self._towns: list[bytes | None] = [None] * n  # per viewer: its townsfolk block (None: the town changed)
         self._board_seen: list[tuple] = [(0, 0, 0, [-1] * NUM_SPACES)] * n  # fields, unharvested, workers, at
         self._counters_seen: list[bytes | None] = [None] * n  # the _COUNTERS block written
         self._new_seen: list[tuple | None] = [None] * n  # store*_new flags written
@@ -549,17 +550,23 @@ class Observer:
         """What only ``seat`` sees, as float blocks (bytes): its row's supply_known, exact and lower bound (its
         own supply), ``own_*`` and ``start_pool_others_*`` of ``state``, ``townsfolk``; the blocks depend only
         on the keys they are cached by, so every observer shares them."""
-        n, own = self.num_players, game.supply[seat]
-        key = (n, seat, *game.town)
-        town = _TOWNS.get(key)
+        town = self._towns[seat]
         if town is None:
-            values = [0.0] * (6 * (n + 1))
-            for t, owner in enumerate(game.town):
-                values[t * (n + 1) + (0 if owner < 0 else 1 + (owner - seat) % n)] = 1.0
-            if len(_TOWNS) >= 4096:
-                _TOWNS.clear()
-            town = _TOWNS[key] = struct.pack(f"{len(values)}f", *values)
-        pool = self._pool(game, seat)
+            n = self.num_players
+            key = (n, seat, *game.town)
+            town = _TOWNS.get(key)
+            if town is None:
+                values = [0.0] * (6 * (n + 1))
+                for t, owner in enumerate(game.town):
+                    values[t * (n + 1) + (0 if owner < 0 else 1 + (owner - seat) % n)] = 1.0
+                if len(_TOWNS) >= 4096:
+                    _TOWNS.clear()
+                town = _TOWNS[key] = struct.pack(f"{len(values)}f", *values)
+            self._towns[seat] = town
+        pool = self._pools[seat]
+        if pool is None:  # the start counters do not change during a game: kept until the next full sync
+            pool = self._pools[seat] = tuple(others_start_pool(game, seat))
+        own = game.supply[seat]
         key = (*pool, *own)
         mine = _OWNS.get(key)
         if mine is None:
@@ -569,14 +576,6 @@ class Observer:
         blocks = (*mine, town)
         self._own[seat] = blocks
         return blocks
-
-    def _pool(self, game: Any, seat: int) -> list[int]:
-        """others_start_pool of ``seat`` (the start counters do not change during a game: kept until the
-        next full sync)."""
-        pool = self._pools[seat]
-        if pool is None:
-            pool = self._pools[seat] = others_start_pool(game, seat)
-        return pool
 
     def _sync(self, game: Any) -> None:
         """Bring the master (seat order, seen by nobody) up to date with ``game``: the parts named in the
@@ -694,6 +693,7 @@ class Observer:
         if self._town_seen != game.town:  # the townsfolk entry of every viewer
             self._town_seen = list(game.town)
             self._own = [None] * self.num_players
+            self._towns = [None] * self.num_players
 
     def _write_counters(self, game: Any, q: int) -> None:
         """supply_total .. net_loss_* of row ``q``: a float block per (2 players, start counters, net) or (3-4
