@@ -491,7 +491,8 @@ class Game:
 
     def can_take_registry(self, p: int) -> bool:
         """Action (d) possible (KH-ACT-BID-1/2/5): an empty store space, counters to bid, a registry tile."""
-        return -1 in self.store[p] and any(self.supply[p]) and max(self.registry, default=-1) >= 0  # a registry tile
+        # a registry tile: the six spaces hold tile ids >= 0 or -1 (empty), so "not all empty" (a C count)
+        return -1 in self.store[p] and any(self.supply[p]) and self.registry.count(-1) < len(self.registry)
 
     def _gain(self, p: int, crop: int, k: int = 1) -> None:
         """Counters into ``p``'s supply: every transfer is public (KH-INFO-6), so the net is tracked."""

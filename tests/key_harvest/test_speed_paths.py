@@ -69,6 +69,8 @@ def test_placement_worker_and_store_paths_equal_plain(n):
                 assert g.can_play_worker(p) == plain_can == g._can_play_worker_plain(p)
                 assert g._l_worker(("worker", p, None)) == g._l_worker_plain(p)  # the cached WORKER legal list
                 assert g.has_store_choice(p) == bool(g.store_choices(p))
+                # KH-ACT-BID-1/2/5 read directly: an empty store space, counters to bid, a registry tile
+                assert g.can_take_registry(p) == (-1 in g.store[p] and sum(g.supply[p]) > 0 and max(g.registry) >= 0)
                 for owner in range(n):
                     for bid in g.bids[owner]:
                         assert auction.can_pay(g.supply[p], bid) == all(s >= b for s, b in zip(g.supply[p], bid))
