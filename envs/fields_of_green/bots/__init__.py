@@ -8,9 +8,7 @@ the training code, the balance report and the benchmarks all share these players
     >>> game.is_terminal()
     True
 
-The registry's ``heuristic`` is ``FastHeuristicBot`` (``HeuristicBot`` with a cheaper search, as strong);
-``heuristic_full`` is ``HeuristicBot``'s full search. The package: ``heuristic`` (``HeuristicBot``'s
-decisions, its weights and memo tables), ``projection``
+The package: ``heuristic`` (``HeuristicBot``'s decisions, its weights and memo tables), ``projection``
 (``_Projection``: a farm played through the remaining harvests and counted like the final score) and
 ``model`` (``_Model``: a card set flattened for the bot, counting with the engine's effect code). ``Bot``,
 ``RandomBot``, the registry lookup and the play loop are the game-independent ones of ``envs/core/bots.py``;
@@ -44,18 +42,18 @@ __all__ = [
 # every act it plays on its own copy of a farm on a full engine clone, asserting they agree.
 VERIFY_CACHES = False
 
-# "heuristic" is the cheaper search (FastHeuristicBot, FAST_WEIGHTS), as strong as the full one, which is
-# "heuristic_full" (HeuristicBot's defaults); "heuristic_lite" lies in between (docs/fields_of_green/bots.md)
+# "heuristic_lite": the heuristic with a narrower search, ~1.3x cheaper, as strong; "heuristic_fast": narrower
+# still (docs/fields_of_green/bots.md)
 BOTS: dict[str, type[Bot]] = {
     "random": RandomBot,
-    "heuristic": FastHeuristicBot,
-    "heuristic_full": HeuristicBot,
+    "heuristic": HeuristicBot,
     "heuristic_lite": LiteHeuristicBot,
+    "heuristic_fast": FastHeuristicBot,
 }
 
 
 def make_bot(name: str, seed: int = 0) -> Bot:
-    """A bot by registry name (``BOTS``): ``random``, ``heuristic``, ``heuristic_full`` or ``heuristic_lite``."""
+    """A bot by registry name (``BOTS``): ``random``, ``heuristic``, ``heuristic_lite`` or ``heuristic_fast``."""
     return _core.make_bot(BOTS, name, seed)
 
 

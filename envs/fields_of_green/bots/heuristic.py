@@ -148,12 +148,9 @@ class HeuristicBot(Bot):
     action, the cheap estimates) are memoised per bot in bounded LRU tables keyed by the farm's full
     contents, so e.g. the act decision reuses what its pick already evaluated; the decisions are the
     same as without the tables (``bots.VERIFY_CACHES`` checks every hit). The card-set model and the
-    harvest-location memo of the projection are shared by the bots with the same weights.
+    harvest-location memo of the projection are shared by the bots with the same weights."""
 
-    With its default weights this is the full search, registry name ``heuristic_full`` (the default
-    ``heuristic`` is ``FastHeuristicBot``, the same bot with ``FAST_WEIGHTS``)."""
-
-    name = "heuristic_full"
+    name = "heuristic"
 
     # the lookahead's shortcuts (_direct_act, the memo of act values) reproduce these methods as defined
     # here; a subclass that overrides one of them gets the plain lookahead
@@ -1363,8 +1360,8 @@ LITE_WEIGHTS = HeuristicWeights(pick_cells=1, build_cells=2, structure_cells=1, 
 
 class LiteHeuristicBot(HeuristicBot):
     """``HeuristicBot`` with a narrower search (``LITE_WEIGHTS``): about 1.3x less CPU per decision, as strong
-    as the full bot in a 2,000-game head-to-head (docs/fields_of_green/bots.md, "A lighter search"). The
-    default ``heuristic`` (``FastHeuristicBot``) narrows it further."""
+    as the full bot in a 2,000-game head-to-head (docs/fields_of_green/bots.md, "A lighter search"). Not the
+    default: the golden games and the published baselines are the full bot's ("heuristic")."""
 
     name = "heuristic_lite"
 
@@ -1378,12 +1375,11 @@ FAST_WEIGHTS = replace(LITE_WEIGHTS, market_sales=1, split_own=True)
 
 
 class FastHeuristicBot(HeuristicBot):
-    """The default ``heuristic``: ``HeuristicBot`` with ``FAST_WEIGHTS``: the lite search (one projected cell per
-    card at the pick, two at the act, one tower and one silo cell), the largest market sale only, and a draw
-    split by the designs' own values; 1.5x less CPU per decision than the full search (``heuristic_full``), as
-    strong over 2,000 games (docs/fields_of_green/bots.md, "A cheaper search")."""
+    """``HeuristicBot`` with ``FAST_WEIGHTS``: the lite search (one projected cell per card at the pick, two at
+    the act, one tower and one silo cell), the largest market sale only, and a draw split by the designs' own
+    values (docs/fields_of_green/bots.md, "A cheaper search")."""
 
-    name = "heuristic"
+    name = "heuristic_fast"
 
     def __init__(self, seed: int = 0, weights: HeuristicWeights | None = None, **overrides):
         super().__init__(seed, weights or FAST_WEIGHTS, **overrides)
