@@ -50,7 +50,6 @@ from gymnasium import spaces
 from farmgames.envs import face, get_spec
 from farmgames.envs.adapters.aec import BoardGameAECEnv
 from farmgames.envs.adapters.base import as_index
-from farmgames.envs.core.protocol import IllegalActionError
 from farmgames.envs.core.seeding import derive_seed
 from farmgames.envs.core.variants import check_players
 
@@ -350,11 +349,7 @@ class SingleAgentEnv(gymnasium.Env):
             self._obs = {key: value.copy() for key, value in self._obs.items()}
             info = self._info(illegal=True)
             return self._obs["observation"], self.illegal_reward, True, False, info
-        if self._direct:  # the engine-direct inner loop (see _init_fast_path)
-            self._apply_direct(self.learner_seat, action)
-            reward = float(self._raw.rewards.get(agent, 0.0)) * self.reward_scale
-        else:
-            reward = self._aec_step(action)
+        reward = self._aec_step(action)
         self._decisions += 1
         self._done = self._game_over()
         if not self._done:
@@ -390,42 +385,9 @@ class SingleAgentEnv(gymnasium.Env):
         raw.step(action)
         return float(raw.rewards.get(self._learner_agent, 0.0)) * self.reward_scale
 
-    def _apply_direct(self, seat: int, action: int) -> None:
-        """``seat``'s action applied to the engine, with only the AEC bookkeeping that changes anything.
-
-        What the raw env's ``step`` does for a legal action of the agent to act, minus what is a no-op
-        there: the engine's apply (with the observer's perfect-recall hooks, ``raw._apply``), the version
-        its observation cache keys on, ``agent_selection``; at the end of the game its rewards,
-        terminations, final infos and accumulated rewards (``_finish``). Before the end its rewards stay
-        all zero and the mover's accumulated reward stays 0, so there is nothing to clear (the raw step
-        says so too); its per-step infos only change with ``info_mask``, which turns this path off. An
-        action the engine refuses (state untouched) goes to the raw env's own ``step``, which raises or
-        ends the game as its ``illegal_action`` says. tests/speed/test_single_agent.py plays this path and
-        the raw env's ``step`` side by side and compares the AEC state after every learner step."""
-        raw = self._raw
-        game = raw.game
-        try:
-            if raw._recall:
-                raw._apply(seat, action)
-            else:
-                game.apply(action)
-        except IllegalActionError:
-            raw.step(action)
-            return
-        raw._version += 1
-        if game.is_terminal():
-            agent = raw.possible_agents[seat]
-            raw._cumulative_rewards[agent] = 0.0
-            raw._finish()
-            raw._accumulate_rewards()
-        else:
-            raw.agent_selection = raw.possible_agents[game.current_player]
-
     def _play_opponents(self) -> float:
         """Let the other seats decide until it is the learner's turn or the game ends; returns the
         learner's reward accumulated meanwhile."""
-        if self._direct:
-            return self._play_opponents_direct()
         aec = self._aec
         learner = self._learner_agent
         game = self.game
@@ -445,52 +407,20 @@ class SingleAgentEnv(gymnasium.Env):
         self._done = game.is_terminal()
         return reward
 
-    def _play_opponents_direct(self) -> float:
-        """``_play_opponents`` with bot opponents' actions applied straight to the engine
-        (``_apply_direct``); any other policy decides as in the plain loop (observation or mask, then the
-        raw env's ``step``). The learner's reward is read after every action, as there."""
-        raw = self._raw
-        game = raw.game
-        me = self.learner_seat
-        learner = self._learner_agent
-        opponents = self.opponents
-        scale = self.reward_scale
-        reward = 0.0
-        while not game.is_terminal():
-            seat = game.current_player
-            if seat == me:
-                break
-            policy = opponents[seat]
-            if type(policy) is BotPolicy:  # it reads the engine, never the mask: none is built for it
-                action = policy.act(None, None)
-                if not raw._stopped:  # (stopped: an illegal action ended the game; the raw step's error)
-                    self._apply_direct(seat, action)
-                    reward += float(raw.rewards.get(learner, 0.0)) * scale
-                    continue
-            elif getattr(policy, "needs_observation", True):
-                obs = self._aec.observe(raw.agent_selection)
-                action = policy.act(obs["observation"], obs["action_mask"])
-            else:
-                action = policy.act(None, game.legal_mask().astype(np.int8))
-            raw.step(as_index(action))  # an opponent's 38.9 is refused too
-            reward += float(raw.rewards.get(learner, 0.0)) * scale
-        self._done = game.is_terminal()
-        return reward
-
     def _init_fast_path(self) -> None:
         """The fast paths of a step: nothing copied twice, nothing computed that nobody reads.
 
         The flat layout is the flatten wrapper's (the structured parts in its Dict order), so checkpoints
-        and the env version are unaffected; only the work changes. Engine-direct (``_direct``: dict
-        observations of a board-game AEC env without masks in its infos): the learner's and bot
-        opponents' actions go to the engine with only the AEC bookkeeping that changes anything
-        (``_apply_direct``), and the learner's observation is filled by the raw env's observer into this
-        env's own buffer and copied once into the new flat array the step returns, one memcpy per run of
-        parts adjacent in both orders (``_learner_obs_direct``); its mask is built once as the raw env
-        builds it, and the info and ``action_masks()`` share it. Otherwise: the raw env hands out its own
-        double buffers (``reuse_buffers``) and each named part is copied once. tests/speed/
-        test_single_agent.py compares both with the raw env's ``step`` / ``observe`` and the flatten
-        wrapper's plain path."""
+        and the env version are unaffected; only the work changes. Direct observations (``_direct``: dict
+        observations of a board-game AEC env without masks in its infos): the learner's observation is
+        filled by the raw env's observer into this env's own buffer and copied once into the new flat
+        array the step returns, one memcpy per run of parts adjacent in both orders
+        (``_learner_obs_direct``); its mask is built once as the raw env builds it, and the info and
+        ``action_masks()`` share it. Otherwise: the raw env hands out its own double buffers
+        (``reuse_buffers``) and each named part is copied once. Actions always go through the raw env's
+        ``step`` (applying them to the engine with a copy of its bookkeeping measured no faster).
+        tests/speed/test_single_agent.py compares both paths with the raw env's ``observe`` and the
+        flatten wrapper's plain path."""
         raw = self._raw = self._aec.unwrapped
         structured = self._aec.structured_observation_space(self.agents[0])
         self._flat_plan: list[tuple[str, int, int]] | None = None
@@ -505,11 +435,11 @@ class SingleAgentEnv(gymnasium.Env):
                 raw.reuse_buffers = True  # safe: everything handed on is copied out of them right away
         self._flat_sources: dict[int, tuple[Any, list]] = {}
         self._bits: Any = b""  # the learner's mask as 0/1 values (step's legality check)
-        # The engine-direct path (``_apply_direct``, ``_play_opponents_direct``, ``_learner_obs_direct``):
-        # for the dict observations of a board-game AEC env without masks in its infos. The learner's
-        # observation is filled by the raw env's observer (its incremental caches, its perfect-recall
-        # memory) into a buffer of this env's own and copied into a new array in the flat order, one
-        # memcpy per run of parts adjacent in both orders; the mask is built as the raw env builds it.
+        # Direct observations (``_learner_obs_direct``): for the dict observations of a board-game AEC env
+        # without masks in its infos. The learner's observation is filled by the raw env's observer (its
+        # incremental caches, its perfect-recall memory) into a buffer of this env's own and copied into a
+        # new array in the flat order, one memcpy per run of parts adjacent in both orders; the mask is
+        # built as the raw env builds it.
         self._direct = (
             self._flat_plan is not None
             and isinstance(raw, BoardGameAECEnv)

@@ -24,10 +24,9 @@ observation, mask, reward and final info. What the batch does differently, for s
   ``legal_mask_bytes()``, else cleared with one memcpy and set from its index array or its legal list.
 * **A lean step, one loop over the games.** Each game in turn: the learner's action and its bot opponents'
   decisions (``needs_observation = False``, deciding from the engine state without the mask the plain
-  loop builds for them) applied to the engine with the single env's engine-direct step
-  (``SingleAgentEnv._apply_direct``: only the AEC bookkeeping that changes anything), its next observation
-  into its row. Per-step infos are empty (masks come from ``action_masks()``; final infos only for games
-  that ended), so nothing is computed that nobody reads; a reset skips the single env's observation and
+  loop builds for them) played through the raw env's ``step``, its next observation into its row.
+  Per-step infos are empty (masks come from ``action_masks()``; final infos only for games that ended), so
+  nothing is computed that nobody reads; a reset skips the single env's observation and
   info (``_start_episode``), a finished game's last observation is refilled incrementally in the game's
   own buffer. The legality check reads the batch's mask; an illegal action takes the single env's own
   path (the episode ends with its penalty).
@@ -255,33 +254,11 @@ class BatchedSingleAgentEnv(VectorEnv):
             raw = g.raw
             game = raw.game
             policy = None
-            if env._direct:
-                # the single env's engine-direct loop, inlined for the common case (bot opponents):
-                # _apply_direct for the learner and each bot, the learner's reward read after each
-                me = env.learner_seat
-                apply = env._apply_direct
-                apply(me, action)
-                env._decisions += 1
-                learner, scale = env._learner_agent, env.reward_scale
-                reward = raw.rewards.get(learner, 0.0) * scale
-                opponents = env.opponents
-                while not game.is_terminal():
-                    seat = game.current_player
-                    if seat == me:
-                        break
-                    policy = opponents[seat]
-                    if type(policy) is not BotPolicy or raw._stopped:
-                        reward, policy = self._run_bots(g, reward)  # the general loop from here
-                        break
-                    apply(seat, policy.act(None, None))
-                    reward += raw.rewards.get(learner, 0.0) * scale
-                    policy = None
-            else:
-                raw.step(action)
-                env._decisions += 1
-                reward = raw.rewards.get(env._learner_agent, 0.0) * env.reward_scale
-                if not game.is_terminal():
-                    reward, policy = self._run_bots(g, reward)
+            raw.step(action)
+            env._decisions += 1
+            reward = raw.rewards.get(env._learner_agent, 0.0) * env.reward_scale
+            if not game.is_terminal():
+                reward, policy = self._run_bots(g, reward)
             rewards[i] = reward
             if policy is not None:
                 waiting.append((i, policy))
@@ -363,7 +340,6 @@ class BatchedSingleAgentEnv(VectorEnv):
         me = env.learner_seat
         opponents = env.opponents
         scale = env.reward_scale
-        direct = env._direct
         while not game.is_terminal():
             seat = game.current_player
             if seat == me:
@@ -371,10 +347,6 @@ class BatchedSingleAgentEnv(VectorEnv):
             policy = opponents[seat]
             if type(policy) is BotPolicy:  # it reads the engine, never the mask: none is built for it
                 action = policy.act(None, None)
-                if direct and not raw._stopped:  # the single env's engine-direct step (as its own loop)
-                    env._apply_direct(seat, action)
-                    reward += raw.rewards.get(learner, 0.0) * scale
-                    continue
             elif getattr(policy, "needs_observation", True):
                 return reward, policy
             else:

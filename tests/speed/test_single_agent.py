@@ -77,12 +77,12 @@ def test_pickled_copy_steps_in_lock_step():
             break
 
 
-# ---------------------------------------------------------------- the engine-direct loop against the AEC steps
+# ---------------------------------------------------------------- direct observations against the AEC env's
 
 
 def _plain(env: SingleAgentEnv) -> SingleAgentEnv:
     """The same env on its plain path: every action through the raw PettingZoo env's ``step``, every
-    observation through its ``observe`` (what the engine-direct loop must reproduce exactly)."""
+    observation through its ``observe`` (what the direct observations must reproduce exactly)."""
     env._direct = False
     return env
 
@@ -114,7 +114,7 @@ DIRECT_CASES = [
 
 
 @pytest.mark.parametrize("kwargs", DIRECT_CASES)
-def test_engine_direct_loop_equals_the_aec_steps(kwargs):
+def test_direct_observations_equal_the_aec_env(kwargs):
     """Observations, masks, rewards (to the sign of a zero), terminations, infos and the raw env's AEC
     state after every learner step and reset; then a pickled copy of each goes on in lock step."""
     fast, plain = SingleAgentEnv(**kwargs), _plain(SingleAgentEnv(**kwargs))

@@ -1,5 +1,5 @@
 """The batched env (wrappers/vector.py) against its plain path: N single-agent envs stepped one by one (on
-their own plain path: the raw env's ``step`` and ``observe``, not the engine-direct loop both share).
+their own plain path: the raw env's ``step`` and ``observe``, not the direct observations both share).
 
 Every observation, mask, reward, termination and final info must be the same (no test here times anything)."""
 
@@ -41,7 +41,7 @@ class _FirstLegal:
 
 def _plain_single(kwargs: dict) -> SingleAgentEnv:
     """A single env on its plain path (every action through the raw env's ``step``, every observation
-    through its ``observe``), the reference for the batch's engine-direct loop."""
+    through its ``observe``), the reference for the batch's direct observations."""
     env = SingleAgentEnv(**kwargs)
     env._direct = False
     return env
