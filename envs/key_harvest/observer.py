@@ -224,9 +224,10 @@ _LIMIT0, _CTXC0, _BIDS0 = _SF["limit_2"], _SF["ctx_wheat"], _SF["bid_space_1"]
 TILE_PLACES = ("bag", "fallow")
 
 
-# (decision frame, event kind) -> the float block of state[_PHASE0:] followed by ctx_spaces: the context
-# part of the observation depends on nothing else (see Observer._context), so every observer shares them
-_CONTEXTS: dict[tuple, bytes] = {}  # (bytes: not tracked by the garbage collector, unlike memoryviews)
+# decision frame (None at the end), or (frame, event kind) during an event -> the float block of
+# state[_PHASE0:] followed by ctx_spaces: the context part of the observation depends on nothing else (see
+# Observer._context), so every observer shares them
+_CONTEXTS: dict[Any, bytes] = {}  # (bytes: not tracked by the garbage collector, unlike memoryviews)
 # byte b -> the float32 bytes of its 8 bits, low bit first (``bits`` of a bitmask, 8 spaces at a time)
 _BYTE_FLOATS = tuple(struct.pack("8f", *(b >> j & 1 for j in range(8))) for b in range(256))
 _TOWNS: dict[tuple, bytes] = {}  # (players, viewer, *town) -> the townsfolk entry's floats
@@ -881,7 +882,9 @@ class Observer:
         ev = game.events[-1] if depth and game.events else -1
         if f is not self._frame_seen or ev != self._event_seen:  # a frame is a tuple: the same object, the same
             self._frame_seen, self._event_seen = f, ev
-            context = (f, EVENT_TILES[ev - NUM_SPACES] if ev >= 0 else -1)
+            # the frame alone outside events (no pair to build): a frame starts with its name (a str), so it
+            # never equals a (frame, event kind) pair
+            context = f if ev < 0 else (f, EVENT_TILES[ev - NUM_SPACES])
             block = _CONTEXTS.get(context)
             if block is None:  # the plain computation, cut to the context part, and ctx_spaces (as bits())
                 out = [0.0] * NSF
