@@ -457,22 +457,12 @@ class SingleAgentEnv(gymnasium.Env):
                     [(name, start // 4, stop // 4) for name, start, stop in self._flat_plan],
                 )
         self._direct_buf: Any = None  # (observer, its buffer, [(dst_start, dst_stop, src bytes)]): lazily
-        self._terminal_all = self.game_spec.conventions.terminal_mask == "all"
-        self._zero_bits = bytes(int(self.action_space.n))
-        game = raw.game  # the engine's optional cached mask hooks (core.protocol.Game), as the raw env reads
-        self._legal_hook = (
-            "bytes"
-            if callable(getattr(game, "legal_mask_bytes", None))
-            else "array"
-            if callable(getattr(game, "legal_action_array", None))
-            else None
-        )
+        self._mask_size = int(self.action_space.n)
 
     def _learner_obs_direct(self) -> np.ndarray:
         """The learner's flat observation and mask now (fresh arrays, never written again), without the
         raw env's ``observe``: the same values (tests/speed/test_single_agent.py)."""
         raw = self._raw
-        game = raw.game
         observer = raw.observer
         cached = self._direct_buf
         if cached is None or cached[0] is not observer:  # first use, or a new observer (after unpickling)
@@ -481,29 +471,13 @@ class SingleAgentEnv(gymnasium.Env):
             copies = [(d * 4, (d + n) * 4, src[s * 4 : (s + n) * 4]) for s, d, n in self._runs]
             cached = self._direct_buf = (observer, buf, copies)
         seat = self.learner_seat
-        observer.fill(game, seat, cached[1])
+        observer.fill(raw.game, seat, cached[1])
         flat = np.empty(self._flat_size, dtype=np.float32)
         dst = memoryview(flat).cast("B")
         for start, stop, src in cached[2]:
             dst[start:stop] = src
-        # the raw env's mask (``_observation``): all ones once the game ended under terminal_mask="all",
-        # else the legal actions when it is this seat's decision (from the engine's cached hook, if any)
-        # (a bytearray: a fresh copy is one memcpy, a set index one plain store)
-        stopped = raw._stopped
-        hook = self._legal_hook
-        if self._terminal_all and (stopped or game.is_terminal()):
-            bits = bytearray(b"\x01" * len(self._zero_bits))
-        elif stopped or game.current_player != seat:
-            bits = bytearray(self._zero_bits)
-        elif hook == "bytes":
-            bits = bytearray(game.legal_mask_bytes())
-        else:
-            bits = bytearray(self._zero_bits)
-            if hook == "array":
-                np.frombuffer(bits, dtype=np.int8)[game.legal_action_array()] = 1
-            else:
-                for action in game.legal_actions():
-                    bits[action] = 1
+        bits = bytearray(self._mask_size)  # fresh (a new array per observation), the raw env writes it
+        raw.write_action_mask(seat, bits)
         self._bits = bits
         self._obs = {"observation": flat, "action_mask": np.frombuffer(bits, dtype=np.int8)}
         return flat

@@ -82,7 +82,7 @@ class _Game:
 
     __slots__ = (
         *("env", "raw", "observer", "buf", "copies", "to_new", "size"),
-        *("mask_row", "mask_np", "zeros", "legal_hook"),
+        "mask_row",
     )
 
     def __init__(self, env: SingleAgentEnv, obs_rows: list[np.ndarray], mask_row: np.ndarray, runs: list):
@@ -103,19 +103,6 @@ class _Game:
         self.to_new = [(d * 4, (d + n) * 4, src[s * 4 : (s + n) * 4]) for s, d, n in runs]  # see final()
         self.size = len(obs_rows[0])
         self.mask_row = memoryview(mask_row.view(np.uint8))
-        self.mask_np = mask_row
-        self.zeros = bytes(len(mask_row))
-        # the engine's optional cached mask hooks (core.protocol.Game), for states with dozens of legal
-        # actions: "bytes" (legal_mask_bytes: the whole row in one memcpy), "array" (legal_action_array:
-        # one numpy store), else None (the legal list, one store per action)
-        game = self.raw.game
-        self.legal_hook = (
-            "bytes"
-            if callable(getattr(game, "legal_mask_bytes", None))
-            else "array"
-            if callable(getattr(game, "legal_action_array", None))
-            else None
-        )
 
     def final(self) -> np.ndarray:
         """The learner's last observation of a finished game in a new flat array (the single env's final
@@ -130,30 +117,16 @@ class _Game:
         return flat
 
     def write(self, slot: int) -> None:
-        """The learner's observation and mask now into this game's rows (observation buffer ``slot``).
-        The mask is the engine's legal set when the learner decides (as the raw env's mask): the engine's
-        cached 0/1 bytes copied in one memcpy, or cleared with one memcpy and set with one numpy store from
-        its cached index array, or set from the legal list with plain stores (cheaper than numpy for the
-        dozen legal actions of a Fields of Green state)."""
+        """The learner's observation and mask now into this game's rows (observation buffer ``slot``); the
+        mask is written by the raw env itself (``write_action_mask``: the engine's cached 0/1 bytes in one
+        memcpy where it has them, else plain stores from its legal list)."""
         raw = self.raw
         game = raw.game
         seat = self.env.learner_seat
         self.observer.fill(game, seat, self.buf)
         for dst, src in self.copies[slot]:
             dst[:] = src
-        mask = self.mask_row
-        hook = self.legal_hook
-        if game.current_player != seat:
-            mask[:] = self.zeros
-        elif hook == "bytes":
-            mask[:] = game.legal_mask_bytes()
-        else:
-            mask[:] = self.zeros
-            if hook == "array":
-                self.mask_np[game.legal_action_array()] = True
-            else:
-                for action in game.legal_actions():
-                    mask[action] = 1
+        raw.write_action_mask(seat, self.mask_row)  # the raw env's one definition of a mask
 
 
 class BatchedSingleAgentEnv(VectorEnv):

@@ -23,15 +23,13 @@ __all__ = ["BoardGameEnvBase", "as_index"]
 
 class _Slot:
     """One observation buffer of an agent: the observer's buffer, the action mask (an int8 array over
-    a bytearray, see ``_observation``) and the dicts handed out when buffers are reused."""
+    a bytearray, see ``write_action_mask``) and the dicts handed out when buffers are reused."""
 
-    __slots__ = ("buf", "bits", "zeros", "ones", "mask", "obs", "flat_obs")
+    __slots__ = ("buf", "bits", "mask", "obs", "flat_obs")
 
     def __init__(self, buf: Any, num_actions: int):
         self.buf = buf
         self.bits = bytearray(num_actions)
-        self.zeros = bytes(num_actions)
-        self.ones = b"\x01" * num_actions
         self.mask = np.frombuffer(self.bits, dtype=np.int8)  # writable view of bits
         self.obs = {"observation": buf.views, "action_mask": self.mask}
         self.flat_obs = {"observation": buf.flat, "action_mask": self.mask}
@@ -111,6 +109,7 @@ class BoardGameEnvBase:
         else:
             self.NOOP, space_n = None, self.num_actions
         self.space_n = space_n
+        self._mask_zeros, self._mask_ones = bytes(space_n), b"\x01" * space_n  # (write_action_mask)
         self.observer = spec.new_observer(probe, **self._observer_kwargs)
         self._recall = bool(getattr(self.observer, "wants_actions", False))
         self.possible_agents = spec.agents(n)
@@ -178,23 +177,7 @@ class BoardGameEnvBase:
         index = self._slot_of[seat] ^ 1 if self.reuse_buffers else self._slot_of[seat]
         slot = self._slots[seat][index]
         self.observer.fill(game, seat, slot.buf)
-        # the mask's memory is a bytearray: clearing it is one memcpy and setting an index a plain
-        # Python store, cheaper than numpy calls for a few dozen legal actions (same int8 array); a game
-        # whose states have many legal actions hands over cached mask bytes or an index array instead
-        bits = slot.bits
-        if self._terminal_all and (self._stopped or game.is_terminal()):  # _ended(), inlined
-            bits[:] = slot.ones
-        else:
-            fast = None if self._legal_hook is None else self._mask_fast(seat)  # no call for hookless games
-            if fast is None:
-                bits[:] = slot.zeros
-                for action in self._mask_actions(seat):
-                    bits[action] = 1
-            elif isinstance(fast, bytes):
-                bits[:] = fast  # one memcpy (a wrong length raises: the mask's buffer is exported)
-            else:
-                bits[:] = slot.zeros
-                slot.mask[fast] = 1
+        self.write_action_mask(seat, slot.bits)
         self._slot_of[seat] = index
         self._slot_version[seat], self._slot_history[seat] = version, history
         mode = self.observation_mode
@@ -222,21 +205,36 @@ class BoardGameEnvBase:
         """The game is over for every agent (played to the end or stopped by an illegal action)."""
         return bool(self._stopped or self.game.is_terminal())
 
+    def write_action_mask(self, seat: int, bits: bytearray | memoryview) -> None:
+        """Write ``seat``'s action mask into ``bits`` (a bytearray or writable byte memoryview of one 0/1
+        byte per action): the legal
+        actions when it is ``seat``'s decision, none otherwise, all once the game ended under
+        ``terminal_mask="all"``. The one definition of a mask: observations, infos and the single-agent env
+        all write theirs here. A bytearray because clearing it is one memcpy and setting an index a plain
+        Python store, cheaper than numpy calls for a few dozen legal actions; a game whose states have many
+        legal actions hands over cached mask bytes or an index array instead (``_mask_fast``)."""
+        n = self.space_n
+        if self._terminal_all and (self._stopped or self.game.is_terminal()):  # _ended(), inlined
+            bits[:] = self._mask_ones
+            return
+        fast = None if self._legal_hook is None else self._mask_fast(seat)  # no call for hookless games
+        if fast is None:
+            bits[:] = self._mask_zeros
+            for action in self._mask_actions(seat):
+                bits[action] = 1
+        elif isinstance(fast, bytes):
+            if len(fast) != n:
+                raise ValueError(f"legal_mask_bytes() gave {len(fast)} bytes; the action space has {n}")
+            bits[:] = fast  # one memcpy
+        else:
+            bits[:] = self._mask_zeros
+            np.frombuffer(bits, np.int8)[fast] = 1
+
     def _current_mask(self, seat: int) -> np.ndarray:
-        """A fresh int8 mask of ``seat`` (all ones once the game ended, under ``terminal_mask="all"``)."""
-        if self._terminal_all and self._ended():
-            return np.ones(self.space_n, np.int8)
-        fast = self._mask_fast(seat)
-        if isinstance(fast, bytes):
-            return np.frombuffer(fast, np.int8).copy()  # type: ignore[no-any-return]
-        mask = np.zeros(self.space_n, np.int8)
-        if fast is not None:
-            mask[fast] = 1
-            return mask
-        legal = self._mask_actions(seat)
-        if legal:
-            mask[legal] = 1
-        return mask
+        """A fresh int8 mask of ``seat`` (``write_action_mask``)."""
+        bits = bytearray(self.space_n)
+        self.write_action_mask(seat, bits)
+        return np.frombuffer(bits, np.int8)
 
     def _mask_actions(self, seat: int) -> list[int]:  # pragma: no cover - overridden
         raise NotImplementedError

@@ -70,13 +70,14 @@ def test_double_buffer_hands_out_what_the_copying_env_does_and_keeps_it_one_step
 @pytest.mark.parametrize("kwargs", GAMES, ids=lambda k: k["game"])
 def test_mask_rows_from_the_engine_hooks_equal_the_list_path(kwargs):
     """Games with ``legal_mask_bytes()`` / ``legal_action_array()`` get their mask rows from one memcpy / one
-    numpy store; with the hooks turned off the rows are set from ``legal_actions()``: the same masks."""
+    numpy store (the raw env's ``write_action_mask``); with the raw envs' hooks turned off the rows are set
+    from ``legal_actions()``: the same masks."""
     fast = BatchedSingleAgentEnv(2, **kwargs)
     slow = BatchedSingleAgentEnv(2, **kwargs)
-    if fast._games[0].legal_hook is None:
+    if fast._games[0].raw._legal_hook is None:
         pytest.skip(f"{kwargs['game']} has no mask hook")
     for g in slow._games:
-        g.legal_hook = None
+        g.raw._legal_hook = None
     fast.reset(seed=4)
     slow.reset(seed=4)
     rng = random.Random(4)
