@@ -16,7 +16,7 @@ import pytest
 
 from farmgames.envs import face, get_spec
 
-from .conftest import GAME_CASES, NAMES, random_states
+from .conftest import ENV_NAMES, GAME_CASES, NAMES, random_states
 
 HOOKS = ("legal_action_array", "legal_mask_bytes")
 
@@ -114,3 +114,21 @@ def test_fresh_dict_observations_copy_every_named_array(name):
         assert np.array_equal(array, buffer.views[key]) and array.dtype == np.float32
         assert not np.shares_memory(array, buffer.flat)
         assert array.shape == env.observation_space(env.agent_selection)["observation"][key].shape
+
+
+def test_a_mask_hook_of_the_wrong_length_is_refused():
+    """``write_action_mask`` copies ``legal_mask_bytes()`` with one memcpy: bytes of another length than the
+    action space raise (naming both lengths) instead of resizing or misplacing the mask."""
+    name = next((n for n in ENV_NAMES if _has_hook(n, "legal_mask_bytes")), None)
+    if name is None:
+        pytest.skip("no registered game has a legal_mask_bytes hook")
+    env = face(name).raw_env(num_players=get_spec(name).min_players)
+    env.reset(seed=0)
+    raw = env.unwrapped
+    good = raw.game.legal_mask_bytes()
+    raw.game.legal_mask_bytes = lambda: good + b"\x00"  # an engine bug
+    seat = raw.agent_name_mapping[raw.agent_selection]
+    bits = bytearray(raw.space_n)
+    with pytest.raises(ValueError, match=f"gave {len(good) + 1} bytes; the action space has {raw.space_n}"):
+        raw.write_action_mask(seat, bits)
+    assert bits == bytearray(raw.space_n)  # untouched
