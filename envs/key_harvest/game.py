@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import random
+from itertools import compress
+from operator import ge
 from typing import Any
 
 import numpy as np
@@ -96,6 +98,11 @@ CH_TURN = 22  # taken, actions_taken, rebenefit, pending_extra, end_triggered, t
 _PLACEMENTS: dict[tuple, tuple] = {}  # Game._placement's cache (pure function of its key)
 _PLAYABLE: dict[tuple, bool] = {}  # Game.can_play_worker's cache (same key)
 _WORKER_LEGAL: dict[tuple, tuple[int, ...]] = {}  # Game._l_worker's cache (same key)
+# seats clockwise after p, by player count (has_store_choice: the stores of offsets 1..n-1, KH-RULING-17)
+# the CROP ids in CROPS order: compress(_CROP_IDS, counts) is [CROP0 + c for c in range(NUM_CROPS) if counts[c]]
+# as a C loop (the BID, SUBSTITUTE, CROP and TITHE lists; tests/key_harvest/test_speed_paths.py compares them)
+_CROP_IDS = tuple(CROP0 + c for c in range(NUM_CROPS))
+_OTHER_SEATS = {n: tuple(tuple((p + o) % n for o in range(1, n)) for p in range(n)) for n in (2, 3, 4)}
 
 # decision frame name -> §16 phase
 PHASE_OF = {
@@ -437,6 +444,15 @@ class Game:
     def can_play_worker(self, p: int) -> bool:
         """Some available worker (KH-ACT-WORKER-2) has a space. Asked at every TURN decision, it depends only
         on the board's fields and where the workers are, so it is cached like :meth:`_placement`."""
+        # speed: the plain path's first test before the cache key (a 20-item tuple): the farmhands numbered 1
+        # are the seat's first two (Apprentice, Casual), and one off the board with an empty space not next
+        # to a worker and next to a field tile (KH-ACT-WORKER-3/4) answers ~80% of the calls of random play
+        # (tests/key_harvest/test_speed_paths.py compares the answer with _can_play_worker_plain)
+        ws, b = self.worker_space, FARMHANDS * p
+        if ws[b] < 0 or ws[b + 1] < 0:
+            f, w = self.fields[p], self.workers[p]
+            if FULL & ~(f | w) & ~dilate(w) & dilate(f):
+                return True
         key = self._worker_key(p)
         playable = _PLAYABLE.get(key)
         if playable is None:
@@ -465,14 +481,23 @@ class Game:
         return any(numbers >> num & 1 and self._worker_spaces(placement, num) for num in range(1, 6))
 
     def has_store_choice(self, p: int) -> bool:
-        """``store_choices(p)`` is not empty (the same tests, stopping at the first tile)."""
-        supply, new, n = self.supply[p], self.new_in_store, self.num_players
-        for o in range(n):
-            owner = (p + o) % n
-            for k in range(STORE_SPACES):
-                t = self.store[owner][k]
-                if t >= 0 and t not in new and (o == 0 or auction.can_pay(supply, self.bids[owner][k])):
-                    return True
+        """``store_choices(p)`` is not empty (the same tests, stopping at the first tile): a tile of the own
+        store needs no payment (KH-ACT-PLACE-1), another store's an exact payment of its bid (KH-ACT-PLACE-3/9);
+        never a tile that entered a store this turn (KH-EVENT-6)."""
+        # speed: asked at every TURN decision, so unrolled over the two store spaces, the other seats from a
+        # table and can_pay as a C-level all(map(ge, ...)); tests/key_harvest/test_speed_paths.py compares
+        # it with bool(store_choices(p)) on random games
+        store, new = self.store, self.new_in_store
+        t0, t1 = store[p]
+        if (t0 >= 0 and t0 not in new) or (t1 >= 0 and t1 not in new):
+            return True
+        supply, bids = self.supply[p], self.bids
+        for owner in _OTHER_SEATS[self.num_players][p]:
+            t0, t1 = store[owner]
+            if t0 >= 0 and t0 not in new and all(map(ge, supply, bids[owner][0])):
+                return True
+            if t1 >= 0 and t1 not in new and all(map(ge, supply, bids[owner][1])):
+                return True
         return False
 
     def store_choices(self, p: int) -> list[int]:
@@ -756,7 +781,7 @@ class Game:
 
     # SUBSTITUTE
     def _l_subst(self, f: tuple) -> list[int]:
-        return [CROP0 + c for c in range(NUM_CROPS) if self.stock[c]]
+        return list(compress(_CROP_IDS, self.stock))  # the crops present in the stock
 
     def _d_subst(self, f: tuple, action: int) -> None:
         self.stack.pop()
@@ -893,7 +918,8 @@ class Game:
 
     def _l_bid(self, f: tuple) -> list[int]:
         p = f[1]
-        return ([DONE] if f[3] else []) + [CROP0 + c for c in range(NUM_CROPS) if self.supply[p][c]]
+        # the crops in the supply (compress: a C loop over the counts, see _CROP_IDS)
+        return [DONE, *compress(_CROP_IDS, self.supply[p])] if f[3] else list(compress(_CROP_IDS, self.supply[p]))
 
     def _d_bid(self, f: tuple, action: int) -> None:
         _, p, slot, count = f
@@ -995,7 +1021,7 @@ class Game:
         _, _p, kind, first = f
         if kind == "brewer2":
             return [DONE] + ([CROP0 + first] if self.stock[first] else [])
-        return [DONE] + [CROP0 + c for c in range(NUM_CROPS) if self.stock[c]]
+        return [DONE, *compress(_CROP_IDS, self.stock)]
 
     def _d_crop(self, f: tuple, action: int) -> None:
         _, p, kind, _first = f
@@ -1038,7 +1064,7 @@ class Game:
 
     # TITHE / ENCLOSE / SURVEY
     def _l_tithe(self, f: tuple) -> list[int]:
-        return [CROP0 + c for c in range(NUM_CROPS) if self.supply[f[1]][c]]
+        return list(compress(_CROP_IDS, self.supply[f[1]]))
 
     def _d_tithe(self, f: tuple, action: int) -> None:
         self.stack.pop()

@@ -1,7 +1,7 @@
 """The engine's speed paths against the plain readings of the rules they replace, on random game states:
 cached neighbour counts, the cached worker-placement table (KH-ACT-WORKER-3..5), ``can_play_worker``
 (KH-ACT-WORKER-2), the cached WORKER legal list, ``has_store_choice`` (KH-ACT-PLACE-1/3/9, KH-EVENT-6),
-``auction.can_pay`` and the change log."""
+``auction.can_pay``, the crop lists and the change log."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ import pytest
 
 from farmgames.envs.core.protocol import IllegalActionError
 from farmgames.envs.key_harvest import auction, game
+from farmgames.envs.key_harvest.actions import CROP0, DONE
 from farmgames.envs.key_harvest.board import (
     BIT,
     FULL,
     NEIGHBOUR_MASK,
+    NUM_CROPS,
     NUMBER,
     cached_neighbour_counts,
     dilate,
@@ -76,6 +78,24 @@ def test_placement_worker_and_store_paths_equal_plain(n):
                         assert auction.can_pay(g.supply[p], bid) == all(s >= b for s, b in zip(g.supply[p], bid))
                 checked += 1
     assert checked > 300
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_crop_lists_equal_plain(n):
+    """The BID, SUBSTITUTE, CROP, TITHE lists (compress over the counts) against the plain comprehensions of
+    KH-ACT-BID-3, KH-ACT-HARVEST-14, the Apprentice / Brewer and the Tithe, for every seat of random states."""
+    checked = 0
+    for g in states(n, 90 + n, every=2):
+        stock = [CROP0 + c for c in range(NUM_CROPS) if g.stock[c]]
+        assert g._l_subst(("subst", 0)) == stock
+        assert g._l_crop(("crop", 0, "apprentice", -1)) == [DONE] + stock
+        for p in range(n):
+            supply = [CROP0 + c for c in range(NUM_CROPS) if g.supply[p][c]]
+            assert g._l_bid(("bid", p, 0, 0)) == supply
+            assert g._l_bid(("bid", p, 0, 1)) == [DONE] + supply
+            assert g._l_tithe(("tithe", p)) == supply
+            checked += 1
+    assert checked > 100
 
 
 def test_apply_fast_path_keeps_the_action_checks():
