@@ -97,7 +97,6 @@ CH_STOCK, CH_REGISTRY, CH_BAG, CH_EVENTS, CH_WORKERS, CH_NEW = 16, 17, 18, 19, 2
 CH_TURN = 22  # taken, actions_taken, rebenefit, pending_extra, end_triggered, turns_left, rounds
 _PLACEMENTS: dict[tuple, tuple] = {}  # Game._placement's cache (pure function of its key)
 _PLAYABLE: dict[tuple, bool] = {}  # Game.can_play_worker's cache (same key)
-_WORKER_LEGAL: dict[tuple, tuple[int, ...]] = {}  # Game._l_worker's cache (same key)
 # seats clockwise after p, by player count (has_store_choice: the stores of offsets 1..n-1, KH-RULING-17)
 # the CROP ids in CROPS order: compress(_CROP_IDS, counts) is [CROP0 + c for c in range(NUM_CROPS) if counts[c]]
 # as a C loop (the BID, SUBSTITUTE, CROP and TITHE lists; tests/key_harvest/test_speed_paths.py compares them)
@@ -400,9 +399,10 @@ class Game:
         """Bitmask of spaces where a worker numbered ``number`` may be played (KH-ACT-WORKER-3..5)."""
         return self._worker_spaces(self._placement(p), number)
 
-    def _placement(self, p: int) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ...]]:
+    def _placement(self, p: int) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ...], int]:
         """What :meth:`worker_spaces` needs for every number at once: the empty spaces not next to a worker,
-        (number, bit) of the own workers that may be replaced by a higher one, and the neighbour counts.
+        (number, bit) of the own workers that may be replaced by a higher one, the neighbour counts, and the
+        numbers that have a space (bit ``number``: the WORKER list and can_play_worker read it).
         Cached by its inputs (:meth:`_worker_key`: worker_space and town say which tile is on which space of
         which board, validate_state keeps worker_at consistent with them);
         tests/key_harvest/test_speed_paths.py compares it with the plain computation."""
@@ -414,7 +414,7 @@ class Game:
             placement = _PLACEMENTS[key] = self._placement_plain(p)
         return placement
 
-    def _placement_plain(self, p: int) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ...]]:
+    def _placement_plain(self, p: int) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ...], int]:
         f, w = self.fields[p], self.workers[p]
         near_workers = dilate(w)
         empty = FULL & ~(f | w) & ~near_workers
@@ -424,11 +424,13 @@ class Game:
             for s in spaces(w):  # own workers with a strictly lower number may be replaced (KH-ACT-WORKER-5)
                 if not NEIGHBOUR_MASK[s] & w:
                     lower.append((NUMBER[worker_kind(at[s])], BIT[s]))
-        return empty, tuple(lower), cached_neighbour_counts(f)
+        placement = (empty, tuple(lower), cached_neighbour_counts(f), 0)
+        ok = sum(1 << num for num in range(1, 6) if self._worker_spaces(placement, num))
+        return (*placement[:3], ok)
 
     @staticmethod
     def _worker_spaces(placement: tuple, number: int) -> int:
-        empty, lower, counts = placement
+        empty, lower, counts, _ok = placement
         cand = empty
         for num, bit in lower:
             if num < number:
@@ -477,8 +479,7 @@ class Game:
             f, w = self.fields[p], self.workers[p]  # (KH-ACT-WORKER-3/4; _worker_spaces(placement, 1) without
             if FULL & ~(f | w) & ~dilate(w) & dilate(f):  # the neighbour counts, which cost 5x more)
                 return True
-        placement = self._placement(p)
-        return any(numbers >> num & 1 and self._worker_spaces(placement, num) for num in range(1, 6))
+        return bool(numbers & self._placement(p)[3])  # a number available and with a space
 
     def has_store_choice(self, p: int) -> bool:
         """``store_choices(p)`` is not empty (the same tests, stopping at the first tile): a tile of the own
@@ -807,15 +808,15 @@ class Game:
 
     # WORKER / SPACE / REMOVE (KH-ACT-WORKER-1..12)
     def _l_worker(self, f: tuple) -> list[int]:
-        """The playable workers (KH-ACT-WORKER-2..5): a pure function of :meth:`_worker_key`, so cached like
-        :meth:`_placement` (tests/key_harvest/test_speed_paths.py compares it with :meth:`_l_worker_plain`)."""
-        key = self._worker_key(f[1])
-        out = _WORKER_LEGAL.get(key)
-        if out is None:
-            if len(_WORKER_LEGAL) >= 1 << 12:
-                _WORKER_LEGAL.clear()
-            out = _WORKER_LEGAL[key] = tuple(self._l_worker_plain(f[1]))
-        return list(out)
+        """The playable workers (KH-ACT-WORKER-2..5): the available tiles whose number has a space, read from
+        the cached placement's number mask (a list cache by the same key missed ~80% of random play's calls;
+        tests/key_harvest/test_speed_paths.py compares it with :meth:`_l_worker_plain`)."""
+        p = f[1]
+        ok = self._placement(p)[3]
+        ws, b, town = self.worker_space, FARMHANDS * p, self.town
+        out = [FARMHAND0 + k for k in range(FARMHANDS) if ws[b + k] < 0 and ok >> NUMBER[k] & 1]
+        out += [TOWNSFOLK0 + t for t in range(6) if town[t] < 0 and ok >> NUMBER[FARMHANDS + t] & 1]
+        return out
 
     def _l_worker_plain(self, p: int) -> list[int]:
         out = []

@@ -1,6 +1,6 @@
 """The engine's speed paths against the plain readings of the rules they replace, on random game states:
 cached neighbour counts, the cached worker-placement table (KH-ACT-WORKER-3..5), ``can_play_worker``
-(KH-ACT-WORKER-2), the cached WORKER legal list, ``has_store_choice`` (KH-ACT-PLACE-1/3/9, KH-EVENT-6),
+(KH-ACT-WORKER-2), the WORKER legal list, ``has_store_choice`` (KH-ACT-PLACE-1/3/9, KH-EVENT-6),
 ``auction.can_pay``, the crop lists and the change log."""
 
 from __future__ import annotations
@@ -69,7 +69,9 @@ def test_placement_worker_and_store_paths_equal_plain(n):
                     assert g.worker_spaces(p, number) == plain_worker_spaces(g, p, number)
                 plain_can = any(plain_worker_spaces(g, p, NUMBER[worker_kind(t)]) for t in g.available_workers(p))
                 assert g.can_play_worker(p) == plain_can == g._can_play_worker_plain(p)
-                assert g._l_worker(("worker", p, None)) == g._l_worker_plain(p)  # the cached WORKER legal list
+                assert g._l_worker(("worker", p, None)) == g._l_worker_plain(
+                    p
+                )  # the WORKER list from the placement mask
                 assert g.has_store_choice(p) == bool(g.store_choices(p))
                 # KH-ACT-BID-1/2/5 read directly: an empty store space, counters to bid, a registry tile
                 assert g.can_take_registry(p) == (-1 in g.store[p] and sum(g.supply[p]) > 0 and max(g.registry) >= 0)
