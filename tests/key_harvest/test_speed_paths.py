@@ -69,9 +69,7 @@ def test_placement_worker_and_store_paths_equal_plain(n):
                     assert g.worker_spaces(p, number) == plain_worker_spaces(g, p, number)
                 plain_can = any(plain_worker_spaces(g, p, NUMBER[worker_kind(t)]) for t in g.available_workers(p))
                 assert g.can_play_worker(p) == plain_can == g._can_play_worker_plain(p)
-                assert g._l_worker(("worker", p, None)) == g._l_worker_plain(
-                    p
-                )  # the WORKER list from the placement mask
+                assert g._l_worker(("worker", p, None)) == g._l_worker_plain(p)  # WORKER list from the mask
                 assert g.has_store_choice(p) == bool(g.store_choices(p))
                 # KH-ACT-BID-1/2/5 read directly: an empty store space, counters to bid, a registry tile
                 assert g.can_take_registry(p) == (-1 in g.store[p] and sum(g.supply[p]) > 0 and max(g.registry) >= 0)
