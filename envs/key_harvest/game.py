@@ -424,9 +424,16 @@ class Game:
             for s in spaces(w):  # own workers with a strictly lower number may be replaced (KH-ACT-WORKER-5)
                 if not NEIGHBOUR_MASK[s] & w:
                     lower.append((NUMBER[worker_kind(at[s])], BIT[s]))
-        placement = (empty, tuple(lower), cached_neighbour_counts(f), 0)
-        ok = sum(1 << num for num in range(1, 6) if self._worker_spaces(placement, num))
-        return (*placement[:3], ok)
+        counts = cached_neighbour_counts(f)
+        ok = 0  # bit ``number``: _worker_spaces(placement, number) is not empty (the same test, inlined)
+        for number in range(1, 6):
+            cand = empty
+            for num, bit in lower:
+                if num < number:
+                    cand |= bit
+            if cand & counts[number - 1]:
+                ok |= 1 << number
+        return empty, tuple(lower), counts, ok
 
     @staticmethod
     def _worker_spaces(placement: tuple, number: int) -> int:

@@ -50,6 +50,43 @@ def states(n: int, seed: int, every: int = 3):
         step += 1
 
 
+def counter_neighbour_counts(m: int) -> tuple[int, ...]:
+    """One saturating bit-sliced counter per threshold over the ten shifts of dilate (the reference for the
+    adder tree of board.neighbour_counts)."""
+    from farmgames.envs.key_harvest.board import _EVEN, _NOT_FIRST, _NOT_LAST, _ODD
+
+    e, o = m & _EVEN, m & _ODD
+    c = [0] * 6
+    for d in (
+        (m & _NOT_LAST) << 1,
+        (m & _NOT_FIRST) >> 1,
+        e >> 8,
+        (e & _NOT_FIRST) >> 9,
+        (e & _NOT_FIRST) << 7,
+        e << 8,
+        (o & _NOT_LAST) >> 7,
+        o >> 8,
+        o << 8,
+        (o & _NOT_LAST) << 9,
+    ):
+        for k in range(5, 0, -1):
+            c[k] |= c[k - 1] & d
+        c[0] |= d
+    return tuple(x & FULL for x in c)
+
+
+def test_neighbour_counts_equal_a_count_of_neighbours():
+    """board.neighbour_counts (an adder tree) against a saturating counter and against NEIGHBOUR_MASK."""
+    rng = random.Random(1)
+    for _ in range(3000):
+        m = rng.getrandbits(56) & (rng.getrandbits(56) if rng.random() < 0.5 else FULL)
+        counts = neighbour_counts(m)
+        assert counts == counter_neighbour_counts(m)
+        for s in range(0, 56, 5):
+            k = (NEIGHBOUR_MASK[s] & m).bit_count()
+            assert [counts[j] >> s & 1 for j in range(6)] == [int(k > j) for j in range(6)]
+
+
 def test_cached_neighbour_counts_equal_plain():
     rng = random.Random(0)
     for _ in range(3000):
