@@ -87,6 +87,14 @@ def test_neighbour_counts_equal_a_count_of_neighbours():
             assert [counts[j] >> s & 1 for j in range(6)] == [int(k > j) for j in range(6)]
 
 
+def test_space_ids_equal_plain():
+    """game.space_ids (a byte table) against the SPACE ids of board.spaces, for random masks of every density."""
+    rng = random.Random(2)
+    for k in range(3000):
+        m = FULL if k == 0 else 0 if k == 1 else rng.getrandbits(56) & rng.getrandbits(56) >> rng.randrange(56)
+        assert game.space_ids(m) == [game.SPACE0 + s for s in spaces(m)]
+
+
 def test_cached_neighbour_counts_equal_plain():
     rng = random.Random(0)
     for _ in range(3000):
