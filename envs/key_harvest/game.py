@@ -530,17 +530,22 @@ class Game:
         return False
 
     def store_choices(self, p: int) -> list[int]:
-        """Store-tile ids ``p`` may take now (KH-ACT-PLACE-1/3/9, KH-EVENT-6)."""
+        """Store-tile ids ``p`` may take now (KH-ACT-PLACE-1/3/9, KH-EVENT-6): own tiles freely, another store's
+        for an exact payment of its bid, never a tile that entered a store this turn."""
+        # speed: the tests of has_store_choice, listing every tile (test_speed_paths.py: a plain loop)
+        store, new, supply, bids = self.store, self.new_in_store, self.supply[p], self.bids
         out = []
-        supply = self.supply[p]
-        for o in range(self.num_players):
-            owner = (p + o) % self.num_players
-            for k in range(STORE_SPACES):
-                t = self.store[owner][k]
-                if t < 0 or t in self.new_in_store:
-                    continue
-                if o == 0 or auction.can_pay(supply, self.bids[owner][k]):
-                    out.append(STORE0 + STORE_SPACES * o + k)
+        t0, t1 = store[p]
+        if t0 >= 0 and t0 not in new:
+            out.append(STORE0)
+        if t1 >= 0 and t1 not in new:
+            out.append(STORE0 + 1)
+        for o, owner in enumerate(_OTHER_SEATS[self.num_players][p], 1):
+            t0, t1 = store[owner]
+            if t0 >= 0 and t0 not in new and all(map(ge, supply, bids[owner][0])):
+                out.append(STORE0 + STORE_SPACES * o)
+            if t1 >= 0 and t1 not in new and all(map(ge, supply, bids[owner][1])):
+                out.append(STORE0 + STORE_SPACES * o + 1)
         return out
 
     def can_take_registry(self, p: int) -> bool:

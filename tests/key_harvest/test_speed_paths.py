@@ -12,7 +12,7 @@ import pytest
 
 from farmgames.envs.core.protocol import IllegalActionError
 from farmgames.envs.key_harvest import auction, game
-from farmgames.envs.key_harvest.actions import CROP0, DONE
+from farmgames.envs.key_harvest.actions import CROP0, DONE, STORE0
 from farmgames.envs.key_harvest.board import (
     BIT,
     FULL,
@@ -37,6 +37,19 @@ def plain_worker_spaces(g: Game, p: int, number: int) -> int:
         if NUMBER[worker_kind(g.worker_at[p][s])] < number and not NEIGHBOUR_MASK[s] & w:
             cand |= BIT[s]
     return cand & neighbour_counts(f)[number - 1]
+
+
+def plain_store_choices(g: Game, p: int) -> list[int]:
+    """KH-ACT-PLACE-1/3/9, KH-EVENT-6 read directly: every store tile by offset and space, own ones freely, the
+    others for an exact payment of their bid, none that entered a store this turn."""
+    out = []
+    for o in range(g.num_players):
+        owner = (p + o) % g.num_players
+        for k, t in enumerate(g.store[owner]):
+            if t >= 0 and t not in g.new_in_store:
+                if o == 0 or all(s >= b for s, b in zip(g.supply[p], g.bids[owner][k])):
+                    out.append(STORE0 + 2 * o + k)
+    return out
 
 
 def states(n: int, seed: int, every: int = 3):
@@ -115,6 +128,7 @@ def test_placement_worker_and_store_paths_equal_plain(n):
                 plain_can = any(plain_worker_spaces(g, p, NUMBER[worker_kind(t)]) for t in g.available_workers(p))
                 assert g.can_play_worker(p) == plain_can == g._can_play_worker_plain(p)
                 assert g._l_worker(("worker", p, None)) == g._l_worker_plain(p)  # WORKER list from the mask
+                assert g.store_choices(p) == plain_store_choices(g, p)
                 assert g.has_store_choice(p) == bool(g.store_choices(p))
                 # KH-ACT-BID-1/2/5 read directly: an empty store space, counters to bid, a registry tile
                 assert g.can_take_registry(p) == (-1 in g.store[p] and sum(g.supply[p]) > 0 and max(g.registry) >= 0)
