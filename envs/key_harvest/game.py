@@ -97,6 +97,7 @@ CH_STOCK, CH_REGISTRY, CH_BAG, CH_EVENTS, CH_WORKERS, CH_NEW = 16, 17, 18, 19, 2
 CH_TURN = 22  # taken, actions_taken, rebenefit, pending_extra, end_triggered, turns_left, rounds
 _PLACEMENTS: dict[tuple, tuple] = {}  # Game._placement's cache (pure function of its key)
 _PLAYABLE: dict[tuple, bool] = {}  # Game.can_play_worker's cache (same key)
+_NEAR_FIELDS: dict[int, int] = {}  # fields -> dilate(fields), Game.can_play_worker's first test
 # SPACE ids of the spaces of a bitmask, 8 spaces per table lookup (the HARVEST, PICK, SPACE, REMOVE and
 # REPLACE lists: 2-3x faster than a bit at a time from 6 spaces on; tests/key_harvest/test_speed_paths.py
 # compares it with [SPACE0 + s for s in spaces(mask)])
@@ -437,7 +438,7 @@ class Game:
 
     def _placement_plain(self, p: int) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ...], int]:
         f, w = self.fields[p], self.workers[p]
-        near_workers = dilate(w)
+        near_workers = dilate(w) if w else 0
         empty = FULL & ~(f | w) & ~near_workers
         lower = []
         if w:
@@ -478,10 +479,16 @@ class Game:
         # are the seat's first two (Apprentice, Casual), and one off the board with an empty space not next
         # to a worker and next to a field tile (KH-ACT-WORKER-3/4) answers ~80% of the calls of random play
         # (tests/key_harvest/test_speed_paths.py compares the answer with _can_play_worker_plain)
+        # (the spaces next to the field tiles are cached by the fields, which change a few times a game)
         ws, b = self.worker_space, FARMHANDS * p
         if ws[b] < 0 or ws[b + 1] < 0:
             f, w = self.fields[p], self.workers[p]
-            if FULL & ~(f | w) & ~dilate(w) & dilate(f):
+            near_fields = _NEAR_FIELDS.get(f)
+            if near_fields is None:
+                if len(_NEAR_FIELDS) >= 1 << 12:
+                    _NEAR_FIELDS.clear()
+                near_fields = _NEAR_FIELDS[f] = dilate(f)
+            if FULL & ~(f | w) & ~(dilate(w) if w else 0) & near_fields:
                 return True
         key = self._worker_key(p)
         playable = _PLAYABLE.get(key)
