@@ -11,7 +11,7 @@ CH_STOCK, CH_BIDS = 16, 8  # the change-log tags of game.py (kept equal by tests
 
 def can_pay(supply: list[int], bid: list[int]) -> bool:
     """Exact payment possible: as many counters of exactly the same crops (KH-ACT-PLACE-3/9)."""
-    for s, b in zip(supply, bid):  # a loop, not all() over a generator: this runs at every TURN decision
+    for s, b in zip(supply, bid):  # (Game.has_store_choice / store_choices inline it as all(map(ge, ...)))
         if s < b:
             return False
     return True

@@ -119,11 +119,13 @@ def space_ids(mask: int) -> list[int]:
     return out
 
 
-# seats clockwise after p, by player count (has_store_choice: the stores of offsets 1..n-1, KH-RULING-17)
 # the CROP ids in CROPS order: compress(_CROP_IDS, counts) is [CROP0 + c for c in range(NUM_CROPS) if counts[c]]
 # as a C loop (the BID, SUBSTITUTE, CROP and TITHE lists; tests/key_harvest/test_speed_paths.py compares them)
 _CROP_IDS = tuple(CROP0 + c for c in range(NUM_CROPS))
+# seats clockwise after p, by player count (has_store_choice / store_choices: the stores at offsets 1..n-1,
+# KH-RULING-17); those two unroll the store spaces of board.yaml, two per store
 _OTHER_SEATS = {n: tuple(tuple((p + o) % n for o in range(1, n)) for p in range(n)) for n in (2, 3, 4)}
+assert STORE_SPACES == 2, "has_store_choice and store_choices unroll two store spaces"
 
 # decision frame name -> §16 phase
 PHASE_OF = {
@@ -478,8 +480,8 @@ class Game:
         # speed: the plain path's first test before the cache key (a 20-item tuple): the farmhands numbered 1
         # are the seat's first two (Apprentice, Casual), and one off the board with an empty space not next
         # to a worker and next to a field tile (KH-ACT-WORKER-3/4) answers ~80% of the calls of random play
-        # (tests/key_harvest/test_speed_paths.py compares the answer with _can_play_worker_plain)
-        # (the spaces next to the field tiles are cached by the fields, which change a few times a game)
+        # (tests/key_harvest/test_speed_paths.py compares the answer with _can_play_worker_plain); the spaces
+        # next to the field tiles are cached by the fields, which change a few times a game
         ws, b = self.worker_space, FARMHANDS * p
         if ws[b] < 0 or ws[b + 1] < 0:
             f, w = self.fields[p], self.workers[p]
