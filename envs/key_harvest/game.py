@@ -95,8 +95,16 @@ UNLIMITED = 99  # the Merchant's exchange has no limit (KH-RULING-5)
 CH_BOARD, CH_COUNTERS, CH_BIDS, CH_STORE = 0, 4, 8, 12  # + seat: board, supply/net/min_net, bids, store
 CH_STOCK, CH_REGISTRY, CH_BAG, CH_EVENTS, CH_WORKERS, CH_NEW = 16, 17, 18, 19, 20, 21  # bag: bag and fallow
 CH_TURN = 22  # taken, actions_taken, rebenefit, pending_extra, end_triggered, turns_left, rounds
+# Game._placement: (empty spaces not next to a worker, (number, bit) of replaceable own workers, neighbour
+# counts, numbers with a space as bits, the spaces of each number 1..5)
+Placement = tuple[int, tuple[tuple[int, int], ...], tuple[int, ...], int, tuple[int, ...]]
 _PLACEMENTS: dict[tuple, tuple] = {}  # Game._placement's cache (pure function of its key)
 _PLAYABLE: dict[tuple, bool] = {}  # Game.can_play_worker's cache (same key)
+# numbers-with-a-space mask (bit number) -> (worker kind, WORKER id) of the kinds so numbered, in id order
+_WORKER_IDS = tuple(
+    tuple((k, FARMHAND0 + k if k < FARMHANDS else TOWNSFOLK0 + k - FARMHANDS) for k in range(12) if ok >> NUMBER[k] & 1)
+    for ok in range(64)
+)
 _NEAR_FIELDS: dict[int, int] = {}  # fields -> dilate(fields), Game.can_play_worker's first test
 # SPACE ids of the spaces of a bitmask, 8 spaces per table lookup (the HARVEST, PICK, SPACE, REMOVE and
 # REPLACE lists: 2-3x faster than a bit at a time from 6 spaces on; tests/key_harvest/test_speed_paths.py
@@ -423,10 +431,11 @@ class Game:
         """Bitmask of spaces where a worker numbered ``number`` may be played (KH-ACT-WORKER-3..5)."""
         return self._worker_spaces(self._placement(p), number)
 
-    def _placement(self, p: int) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ...], int]:
+    def _placement(self, p: int) -> Placement:
         """What :meth:`worker_spaces` needs for every number at once: the empty spaces not next to a worker,
-        (number, bit) of the own workers that may be replaced by a higher one, the neighbour counts, and the
-        numbers that have a space (bit ``number``: the WORKER list and can_play_worker read it).
+        (number, bit) of the own workers that may be replaced by a higher one, the neighbour counts, the
+        numbers that have a space (bit ``number``: the WORKER list and can_play_worker read it) and the spaces
+        of each number 1..5.
         Cached by its inputs (:meth:`_worker_key`: worker_space and town say which tile is on which space of
         which board, validate_state keeps worker_at consistent with them);
         tests/key_harvest/test_speed_paths.py compares it with the plain computation."""
@@ -438,7 +447,7 @@ class Game:
             placement = _PLACEMENTS[key] = self._placement_plain(p)
         return placement
 
-    def _placement_plain(self, p: int) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ...], int]:
+    def _placement_plain(self, p: int) -> Placement:
         f, w = self.fields[p], self.workers[p]
         near_workers = dilate(w) if w else 0
         empty = FULL & ~(f | w) & ~near_workers
@@ -449,24 +458,22 @@ class Game:
                 if not NEIGHBOUR_MASK[s] & w:
                     lower.append((NUMBER[worker_kind(at[s])], BIT[s]))
         counts = cached_neighbour_counts(f)
-        ok = 0  # bit ``number``: _worker_spaces(placement, number) is not empty (the same test, inlined)
+        by_number = []  # the spaces of a worker numbered 1..5: enough field neighbours (KH-ACT-WORKER-3..5)
+        ok = 0  # bit ``number``: a worker so numbered has a space
         for number in range(1, 6):
             cand = empty
             for num, bit in lower:
                 if num < number:
                     cand |= bit
-            if cand & counts[number - 1]:
+            cand &= counts[number - 1]
+            by_number.append(cand)
+            if cand:
                 ok |= 1 << number
-        return empty, tuple(lower), counts, ok
+        return empty, tuple(lower), counts, ok, tuple(by_number)
 
     @staticmethod
-    def _worker_spaces(placement: tuple, number: int) -> int:
-        empty, lower, counts, _ok = placement
-        cand = empty
-        for num, bit in lower:
-            if num < number:
-                cand |= bit
-        return cand & counts[number - 1]
+    def _worker_spaces(placement: Placement, number: int) -> int:
+        return placement[4][number - 1]
 
     def _worker_key(self, p: int) -> tuple:
         """What :meth:`_placement` and :meth:`can_play_worker` of seat ``p`` depend on: the board's fields,
@@ -855,11 +862,9 @@ class Game:
         the cached placement's number mask (a list cache by the same key missed ~80% of random play's calls;
         tests/key_harvest/test_speed_paths.py compares it with :meth:`_l_worker_plain`)."""
         p = f[1]
-        ok = self._placement(p)[3]
-        ws, b, town = self.worker_space, FARMHANDS * p, self.town
-        out = [FARMHAND0 + k for k in range(FARMHANDS) if ws[b + k] < 0 and ok >> NUMBER[k] & 1]
-        out += [TOWNSFOLK0 + t for t in range(6) if town[t] < 0 and ok >> NUMBER[FARMHANDS + t] & 1]
-        return out
+        b = FARMHANDS * p
+        off = self.worker_space[b : b + FARMHANDS] + self.town  # worker kind k is available when off[k] < 0
+        return [a for k, a in _WORKER_IDS[self._placement(p)[3]] if off[k] < 0]
 
     def _l_worker_plain(self, p: int) -> list[int]:
         out = []

@@ -128,6 +128,14 @@ def test_placement_worker_and_store_paths_equal_plain(n):
                 plain_can = any(plain_worker_spaces(g, p, NUMBER[worker_kind(t)]) for t in g.available_workers(p))
                 assert g.can_play_worker(p) == plain_can == g._can_play_worker_plain(p)
                 assert g._l_worker(("worker", p, None)) == g._l_worker_plain(p)  # WORKER list from the mask
+                plain_ids = [  # KH-ACT-WORKER-2..5: every available tile whose number has a space, in id order
+                    game.FARMHAND0 + worker_kind(t)
+                    if t < game.TOWNSFOLK_BASE
+                    else game.TOWNSFOLK0 + t - game.TOWNSFOLK_BASE
+                    for t in g.available_workers(p)
+                    if plain_worker_spaces(g, p, NUMBER[worker_kind(t)])
+                ]
+                assert g._l_worker(("worker", p, None)) == plain_ids
                 assert g.store_choices(p) == plain_store_choices(g, p)
                 assert g.has_store_choice(p) == bool(g.store_choices(p))
                 # KH-ACT-BID-1/2/5 read directly: an empty store space, counters to bid, a registry tile
