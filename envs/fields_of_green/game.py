@@ -471,11 +471,26 @@ class Game:
         new.history = self.history[:]
         new._stack = self._stack[:]
         new._legal = None
+        new.__dict__.pop("_final_scores", None)  # clones are edited (scenarios, determinisations): scored afresh
         return new
 
     def scores(self) -> list[Score]:
-        """Score breakdowns of every seat (final once the game is over)."""
-        return [score_farm(f, self.cards.locations, self.cards.equipment) for f in self.farms]
+        """Score breakdowns of every seat (final once the game is over).
+
+        At the end the scores are kept (the env reads them several times: rewards, infos, winners, the
+        single env's final info: ≈ 25 µs each): a terminal state does not change, and the cache is keyed on
+        the history's length and every farm's version (Score is frozen, the list a copy); clones start
+        without it (``clone`` drops it)."""
+        if not self.is_terminal():
+            return [score_farm(f, self.cards.locations, self.cards.equipment) for f in self.farms]
+        key = (len(self.history), *(f.version for f in self.farms))
+        cached = self.__dict__.get("_final_scores")
+        if cached is None or cached[0] != key:
+            cached = self._final_scores = (
+                key,
+                [score_farm(f, self.cards.locations, self.cards.equipment) for f in self.farms],
+            )
+        return list(cached[1])
 
     def winners(self) -> list[int]:
         return winners(self.scores())

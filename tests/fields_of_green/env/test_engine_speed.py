@@ -182,3 +182,29 @@ def test_apply_int_fast_path_refuses_what_the_plain_checks_refuse():
     assert game.history == []
     game.apply(np.int64(first))
     assert game.history == [first] and type(game.history[0]) is int
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_final_scores_are_kept_and_equal_a_fresh_count(players):
+    """``Game.scores()`` keeps a terminal state's scores (FOG-END-3..8; the env reads them several times):
+    every read equals a fresh count of the farms, is a new list, and a clone or a changed farm is counted
+    afresh."""
+    from farmgames.envs.fields_of_green.scoring import score_farm
+
+    for _, game, rng in _games(players, 3):
+        while not game.is_terminal():
+            assert "_final_scores" not in game.__dict__  # nothing kept before the end
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+
+        def fresh(g: Game) -> list:
+            return [score_farm(f, g.cards.locations, g.cards.equipment) for f in g.farms]
+
+        first, second = game.scores(), game.scores()
+        assert first == second == fresh(game) and first is not second
+        assert "_final_scores" not in game.clone().__dict__
+        farm = game.farms[0]
+        farm.fallow.update(farm.grid)  # a hand edit of a terminal farm (as a scenario would), version moved
+        farm.version += 1
+        assert fresh(game)[0] != first[0]  # the edit changes the score, so a stale read would show
+        assert game.scores() == fresh(game)
