@@ -489,6 +489,12 @@ class Observer:
         pos = self._pos
         if self._game is not game or self._log is not log or len(log) < pos:
             self._sync_all(game)
+        elif len(log) == pos + 1:  # one tag (a third of the fills): no slice and set
+            tag = log[pos]
+            if tag < CH_STOCK:
+                self._seat_handlers[tag](game, tag & 3)
+            else:
+                self._handlers[tag - CH_STOCK](game)
         elif len(log) > pos:
             seat_handlers, handlers = self._seat_handlers, self._handlers
             for tag in set(log[pos:]):
