@@ -132,3 +132,29 @@ def test_a_mask_hook_of_the_wrong_length_is_refused():
     with pytest.raises(ValueError, match=f"gave {len(good) + 1} bytes; the action space has {raw.space_n}"):
         raw.write_action_mask(seat, bits)
     assert bits == bytearray(raw.space_n)  # untouched
+
+
+@pytest.mark.parametrize("name", CURRENT)
+def test_fresh_masks_have_memory_of_their_own(name):
+    """A fresh observation's mask is written once into memory of its own (``_observation``): it equals
+    ``action_mask()``, shares memory with no slot and no other handed-out mask, and is never written again
+    while the game goes on."""
+    spec = get_spec(name)
+    env = face(name).raw_env(num_players=spec.min_players)
+    env.reset(seed=6)
+    rng = np.random.default_rng(6)
+    kept: list[tuple[np.ndarray, np.ndarray]] = []
+    for _ in range(40):
+        if not env.agents or env.terminations[env.agent_selection]:
+            break
+        agent = env.agent_selection
+        mask = env.observe(agent)["action_mask"]
+        assert mask.dtype == np.int8 and np.array_equal(mask, env.action_mask(agent))
+        slots = env._slots[env.agent_name_mapping[agent]]
+        assert not any(np.shares_memory(mask, s.mask) for s in slots)
+        assert not any(np.shares_memory(mask, m) for m, _ in kept)
+        kept.append((mask, mask.copy()))
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+    assert len(kept) > 5
+    for mask, copy in kept:
+        np.testing.assert_array_equal(mask, copy)
