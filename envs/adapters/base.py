@@ -174,29 +174,24 @@ class BoardGameEnvBase:
         # handed-out arrays are the buffers themselves only with reuse_buffers (then the two alternate, so
         # the previous observation stays valid); fresh arrays are copies, so one buffer per seat suffices
         # and an incremental observer finds fewer changes since the buffer's last fill
+        index = self._slot_of[seat] ^ 1 if self.reuse_buffers else self._slot_of[seat]
+        slot = self._slots[seat][index]
+        self.observer.fill(game, seat, slot.buf)
+        self.write_action_mask(seat, slot.bits)
+        self._slot_of[seat] = index
+        self._slot_version[seat], self._slot_history[seat] = version, history
         mode = self.observation_mode
         if self.reuse_buffers:
-            index = self._slot_of[seat] ^ 1
-            slot = self._slots[seat][index]
-            self.observer.fill(game, seat, slot.buf)
-            self.write_action_mask(seat, slot.bits)
-            self._slot_of[seat] = index
             mask, flat = slot.mask, slot.buf.flat
             out: Any = slot.obs if mode == "dict" else slot.flat_obs if mode == "flat_dict" else flat
         else:  # fresh arrays, never written again by the env
-            slot = self._slots[seat][self._slot_of[seat]]
-            self.observer.fill(game, seat, slot.buf)
-            # the fresh mask gets memory of its own, written once (cheaper than writing the slot's, then copying)
-            bits = bytearray(self.space_n)
-            self.write_action_mask(seat, bits)
-            mask = np.frombuffer(bits, np.int8)
+            mask = slot.mask.copy()
             if mode == "dict":  # a copy per named array: cheaper than one flat copy plus a view per name
                 named = {name: view.copy() for name, view in slot.buf.views.items()}
                 out = {"observation": named, "action_mask": mask}
             else:
                 flat = slot.buf.flat.copy()
                 out = {"observation": flat, "action_mask": mask} if mode == "flat_dict" else flat
-        self._slot_version[seat], self._slot_history[seat] = version, history
         self._handed[seat], self._handed_mask[seat] = out, mask
         return out
 
