@@ -453,7 +453,7 @@ class Observer:
     #
     # * ``fill_plain`` writes every value from the state: the readable definition of the observation;
     # * ``fill`` (the env's hot path) keeps one *master* copy of the observation in seat order, as seen by
-    #   nobody, brought up to date by ``_sync``: the engine's change log (``Game.changes``) names the parts
+    #   nobody, brought up to date first: the engine's change log (``Game.changes``) names the parts
     #   written since the last sync, and each part is rewritten only where its inputs differ from the
     #   copies kept at its last write (a store space, a registry space, a crop of a player's counters, a
     #   flag's old and new row...). A buffer has a plan (``_plan``): the memoryview copies that put the
@@ -484,8 +484,15 @@ class Observer:
         v["ctx_spaces"][:] = bits(_ctx_mask(game.frame))
 
     def fill(self, game: Any, seat: int, buffer: ObservationBuffer) -> None:
-        """Write ``seat``'s view (the same values as :meth:`fill_plain`, see the comment above)."""
-        log = game.changes  # _sync, inlined (the common case: a few tags since the last fill)
+        """Write ``seat``'s view (the same values as :meth:`fill_plain`, see the comment above).
+
+        First the master (seat order, seen by nobody) is brought up to date with ``game``: the parts named
+        in the engine's change log since the last fill (``Game.changes``, CH_* tags, dispatched from a table:
+        CH_BOARD .. CH_STORE + 3 are 4 per-seat tags each, seat = tag & 3), everything for a game this
+        observer has not followed (another game, a clone, a loaded state); the turn flags and decision
+        context (which change at most decisions) by comparison with what was written. Then the master is
+        copied into the viewer's rotation."""
+        log = game.changes
         pos = self._pos
         if self._game is not game or self._log is not log or len(log) < pos:
             self._sync_all(game)
@@ -584,25 +591,6 @@ class Observer:
         self._own[seat] = blocks
         return blocks
 
-    def _sync(self, game: Any) -> None:
-        """Bring the master (seat order, seen by nobody) up to date with ``game``: the parts named in the
-        engine's change log since the last sync (``Game.changes``, CH_* tags), everything for a game this
-        observer has not followed (another game, a clone, a loaded state); the turn flags and decision
-        context (which change at most decisions) by comparison with what was written."""
-        log = game.changes
-        if self._game is not game or self._log is not log or len(log) < self._pos:
-            self._sync_all(game)
-        elif len(log) > self._pos:
-            # a table instead of an if chain: CH_BOARD .. CH_STORE + 3 are 4 per-seat tags each (seat = tag & 3)
-            seat_handlers, handlers = self._seat_handlers, self._handlers
-            for tag in set(log[self._pos :]):
-                if tag < CH_STOCK:
-                    seat_handlers[tag](game, tag & 3)
-                else:
-                    handlers[tag - CH_STOCK](game)
-        self._pos = len(log)
-        self._sync_decision(game)
-
     def _sync_all(self, game: Any) -> None:
         self._game, self._log = game, game.changes
         self._master.flat[:] = 0.0
@@ -621,7 +609,7 @@ class Observer:
         self._write_turn(game)
 
     def _make_handlers(self) -> None:
-        """The change log's handlers by tag (see _sync)."""
+        """The change log's handlers by tag (see fill)."""
         assert CH_COUNTERS - CH_BOARD == CH_BIDS - CH_COUNTERS == CH_STORE - CH_BIDS == CH_STOCK - CH_STORE == 4
         assert (CH_STOCK, CH_REGISTRY, CH_BAG, CH_EVENTS, CH_WORKERS, CH_NEW, CH_TURN) == tuple(range(16, 23))
         per_seat = (self._sync_board, self._on_counters, self._write_bids, self._write_store_fast)
