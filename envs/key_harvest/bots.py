@@ -338,13 +338,15 @@ class HeuristicBot(Bot):
         price = 0.0 if owner == p else 1.5 * sum(game.bids[owner][k])
         return tile_value(game, p, tile) - price
 
-    def _best_store(self, game: Any, p: int) -> tuple[float, int | None]:
-        """The best store tile and its value: ``_store_value`` over ``store_choices``, in their order.
+    def _best_store(self, game: Any, p: int, stop_above: float = math.inf) -> tuple[float, int | None]:
+        """The best store tile and its value: ``_store_value`` over ``store_choices``, in their order; with
+        ``stop_above``, the first one found above that level instead (``_store_above``).
 
         Speed: the board's part of each value from the per-board table (``_board_values``), with the same
         float operations (a zero worker loss or price is not subtracted: ``x - 0 == x``), and a tile is only
-        checked against the rule of ``game.store_choices`` (see ``_store_above``) when it would beat the best
-        so far; tests/speed/test_bot_fast_paths_kh_sv.py compares it with the plain maximum."""
+        checked against the rule of ``game.store_choices`` (KH-ACT-PLACE-1/3/9, KH-EVENT-6: not new to a store
+        this turn, a rival's bid payable exactly) when it would beat the best so far;
+        tests/speed/test_bot_fast_paths_kh_sv.py compares it with the plain maximum."""
         best, arg = -1e9, None
         f, workers, n = game.fields[p], game.worker_at[p], game.num_players
         store, bids, new, supply = game.store, game.bids, game.new_in_store, game.supply[p]
@@ -365,6 +367,8 @@ class HeuristicBot(Bot):
                     v -= 1.5 * sum(bids[owner][k])
                 if v > best and tile not in new and (o == 0 or can_pay(supply, bids[owner][k])):
                     best, arg = v, STORE0 + STORE_SPACES * o + k
+                    if v > stop_above:
+                        return best, arg
         return best, arg
 
     def _best_registry(self, game: Any, p: int) -> tuple[float, int | None]:
@@ -385,32 +389,11 @@ class HeuristicBot(Bot):
         return best, arg
 
     def _store_above(self, game: Any, p: int, level: float) -> bool:
-        """``self._best_store(game, p)[0] > level``, stopping at the first store tile above ``level``.
-
-        Speed: a tile's value is looked up first and only a tile above ``level`` is checked against the
-        rule of ``game.store_choices`` (KH-ACT-PLACE-1/3/9, KH-EVENT-6: not new to a store this turn, and a
-        rival's bid payable exactly), so most tiles skip that test; compared with ``_best_store`` in
+        """``self._best_store(game, p)[0] > level``, stopping at the first store tile above ``level``: a
+        legal tile above ``level`` either beats the best so far (and ends the scan) or the best so far was
+        above ``level`` already (and ended it), so the answer is the full scan's; compared with it in
         tests/speed/test_bot_fast_paths_kh_sv.py."""
-        f, workers, n = game.fields[p], game.worker_at[p], game.num_players
-        store, bids, new, supply = game.store, game.bids, game.new_in_store, game.supply[p]
-        table = _board_values(f)
-        for o in range(n):
-            owner = (p + o) % n
-            for k in range(STORE_SPACES):
-                tile = store[owner][k]
-                if tile < 0:
-                    continue
-                v = table.get(tile)
-                if v is None:
-                    v = table[tile] = _base_value_plain(f, tile)
-                w = workers[tile]
-                if w >= 0:
-                    v -= NUMBER[worker_kind(w)]
-                if owner != p:
-                    v -= 1.5 * sum(bids[owner][k])
-                if v > level and tile not in new and (o == 0 or can_pay(supply, bids[owner][k])):
-                    return True
-        return False
+        return self._best_store(game, p, level)[0] > level
 
     def _registry_at_least(self, game: Any, p: int, level: float) -> bool:
         """``self._best_registry(game, p)[0] >= level``, stopping at the first registry tile that reaches it."""

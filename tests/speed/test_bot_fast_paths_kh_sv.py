@@ -151,21 +151,11 @@ def test_key_harvest_memo_tables_are_bounded():
 # ------------------------------------------------------------------------------------ Sunflower Valley
 
 
-_CONTEXT_PARTS = (
-    "sheet",
-    "mountains",
-    "children",
-    "houses",
-    "sheep",
-    "empty",
-    "suns",
-    "d_points",
-    "settlements",
-    "flocks",
-    "express",
-    "matching",
-    "touching",
-)
+from farmgames.envs.sunflower_valley.projection import SheetContext  # noqa: E402 - beside its use
+
+# every part of a context compared as it is: all its slots but the chains and the networks' roots (compared in
+# a canonical form below: their order and labels may differ) and the caches (memo, terms, _base)
+_CONTEXT_PARTS = tuple(s for s in SheetContext.__slots__ if s not in {"chains", "root", "memo", "terms", "_base"})
 
 
 def _canonical_chains(chains, sheet: list[int]) -> list[tuple]:
