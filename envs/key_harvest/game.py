@@ -485,20 +485,12 @@ class Game:
         """Some available worker (KH-ACT-WORKER-2) has a space. Asked at every TURN decision, it depends only
         on the board's fields and where the workers are, so it is cached like :meth:`_placement`."""
         # speed: the plain path's first test before the cache key (a 20-item tuple): the farmhands numbered 1
-        # are the seat's first two (Apprentice, Casual), and one off the board with an empty space not next
-        # to a worker and next to a field tile (KH-ACT-WORKER-3/4) answers ~80% of the calls of random play
-        # (tests/key_harvest/test_speed_paths.py compares the answer with _can_play_worker_plain); the spaces
-        # next to the field tiles are cached by the fields, which change a few times a game
+        # are the seat's first two (Apprentice, Casual), and one off the board with a space (``_spaces_for_one``)
+        # answers ~80% of the calls of random play (tests/key_harvest/test_speed_paths.py compares the answer
+        # with _can_play_worker_plain)
         ws, b = self.worker_space, FARMHANDS * p
-        if ws[b] < 0 or ws[b + 1] < 0:
-            f, w = self.fields[p], self.workers[p]
-            near_fields = _NEAR_FIELDS.get(f)
-            if near_fields is None:
-                if len(_NEAR_FIELDS) >= 1 << 12:
-                    _NEAR_FIELDS.clear()
-                near_fields = _NEAR_FIELDS[f] = dilate(f)
-            if FULL & ~(f | w) & ~(dilate(w) if w else 0) & near_fields:
-                return True
+        if (ws[b] < 0 or ws[b + 1] < 0) and self._spaces_for_one(p):
+            return True
         key = self._worker_key(p)
         playable = _PLAYABLE.get(key)
         if playable is None:
@@ -519,11 +511,21 @@ class Game:
                 numbers |= 1 << NUMBER[FARMHANDS + t]
         if not numbers:
             return False
-        if numbers & 2:  # a worker numbered 1: an empty space not next to a worker, next to a field tile
-            f, w = self.fields[p], self.workers[p]  # (KH-ACT-WORKER-3/4; _worker_spaces(placement, 1) without
-            if FULL & ~(f | w) & ~dilate(w) & dilate(f):  # the neighbour counts, which cost 5x more)
-                return True
+        if numbers & 2 and self._spaces_for_one(p):  # a worker numbered 1 with a space
+            return True
         return bool(numbers & self._placement(p)[3])  # a number available and with a space
+
+    def _spaces_for_one(self, p: int) -> int:
+        """Where a worker numbered 1 may go: empty spaces not next to a worker and next to a field tile
+        (KH-ACT-WORKER-3/4; ``_worker_spaces(placement, 1)`` without the neighbour counts, which cost 5x
+        more). The spaces next to the field tiles are cached by the fields, which change a few times a game."""
+        f, w = self.fields[p], self.workers[p]
+        near_fields = _NEAR_FIELDS.get(f)
+        if near_fields is None:
+            if len(_NEAR_FIELDS) >= 1 << 12:
+                _NEAR_FIELDS.clear()
+            near_fields = _NEAR_FIELDS[f] = dilate(f)
+        return FULL & ~(f | w) & ~(dilate(w) if w else 0) & near_fields
 
     def has_store_choice(self, p: int) -> bool:
         """``store_choices(p)`` is not empty (the same tests, stopping at the first tile): a tile of the own
