@@ -187,7 +187,9 @@ class BoardGameEnvBase:
         else:  # fresh arrays, never written again by the env
             mask = slot.mask.copy()
             if mode == "dict":  # a copy per named array: cheaper than one flat copy plus a view per name
-                named = {name: view.copy() for name, view in slot.buf.views.items()}
+                named = {}
+                for name, view in slot.buf.views.items():  # a plain loop: a 3.11 comprehension is a call
+                    named[name] = view.copy()
                 out = {"observation": named, "action_mask": mask}
             else:
                 flat = slot.buf.flat.copy()
