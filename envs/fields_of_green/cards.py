@@ -10,6 +10,7 @@ keeps its text and SHA-256 so records and states pin exactly the cards they were
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -155,8 +156,35 @@ class CardSet:
         self.equipment = [e for e in self.equipment_designs for _ in range(e.copies)]
 
     def pile_cards(self, pile: str) -> list[int]:
-        """Card ids of one main pile, in id order."""
-        return [i for i, c in enumerate(self.locations) if c.pile == pile]
+        """Card ids of one main pile, in id order (a fresh list: setup shuffles it)."""
+        return list(self._pile_ids.get(pile, ()))
+
+    # Read-only tables derived once from the cards (every game of the set shares them; speed: a game used
+    # to rebuild the first two at setup, ≈ 10 µs, and the engine read the third through two properties and
+    # a Cost per harvest check). tests/fields_of_green/env/test_engine_speed.py compares them with the
+    # cards' own fields. The set is not edited after loading (``locations`` is built in __post_init__).
+
+    @cached_property
+    def _pile_ids(self) -> dict[str, tuple[int, ...]]:
+        out: dict[str, list[int]] = {}
+        for i, c in enumerate(self.locations):
+            out.setdefault(c.pile, []).append(i)
+        return {pile: tuple(ids) for pile, ids in out.items()}
+
+    @cached_property
+    def location_info(self) -> tuple[tuple[str, str | None, str], ...]:
+        """Per card id: (pile, subtype, ability kind), what Farm.info and the filters read."""
+        return tuple((c.pile, c.subtype, c.ability_kind) for c in self.locations)
+
+    @cached_property
+    def harvest_base(self) -> dict[int, tuple[int, int, int]]:
+        """Card id -> (coins, water, food) harvest cost before equipment (FOG-CARD-10), for exactly the
+        cards with a harvest ability: ``code in harvest_base`` is the test "has a harvest ability"."""
+        return {
+            i: (c.ability.cost.coins, c.ability.cost.water, c.ability.cost.food)
+            for i, c in enumerate(self.locations)
+            if c.ability is not None and c.ability.kind == "harvest"
+        }
 
 
 # --------------------------------------------------------------------------------------------

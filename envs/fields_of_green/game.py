@@ -263,7 +263,8 @@ class Game:
         }
         self.geometry = geometry(farm_size)
         self.layout = _cached_layout(farm_size, len(self.cards.equipment))
-        self._info = [(c.pile, c.subtype, c.ability_kind) for c in self.cards.locations]
+        self._info = self.cards.location_info  # per card id (pile, subtype, ability kind): shared, read-only
+        self._harvest_base = self.cards.harvest_base  # card id -> harvest cost, for harvest abilities only
         self._setup(first_player)
 
     # ------------------------------------------------------------------ setup (FOG-SETUP)
@@ -693,22 +694,32 @@ class Game:
                     self._legal = legal
                 return
             stack.pop()
-            self._run(frame)
+            if kind in _SEAT_FRAMES:  # most continuations (speed: one call, not _run's name tests first)
+                self._run_for_seat(kind, frame)
+            else:
+                self._run(frame)
         self.phase = "end"
         self.public_version += 1
 
     def _skip_decision(self, frame: tuple) -> bool:
         """Drop frames where the rules leave nothing to choose (no tile to attach, no harvest ability)."""
         kind = frame[0]
-        if kind == "pick" and not (self.display if self.num_players == 2 else self.hands[frame[1]]):
+        if kind == "pick":
+            if self.display if self.num_players == 2 else self.hands[frame[1]]:
+                return False
             self._stack.pop()  # short piles (FOG-RUL-14) can leave a player without cards this turn
-            if self.two_player and self._stack and self._stack[-1][:2] == ("act", frame[1]):
+            if self.num_players == 2 and self._stack and self._stack[-1][:2] == ("act", frame[1]):
                 self._stack.pop()
             return True
-        if kind == "act" and self.picks[frame[1]] is None:
+        if kind == "act":
+            if self.picks[frame[1]] is not None:
+                return False
             self._stack.pop()
             return True
-        if kind == "attach" and not self._attachable(frame[1], frame[2]):
+        if kind == "attach":
+            # (speed: no set-aside tile, nothing to attach, without the _attachable call)
+            if self.farms[frame[1]].set_aside and self._attachable(frame[1], frame[2]):
+                return False
             self._stack.pop()
             return True
         if kind == "harvest" and not self._harvest_cells(frame[1], unused_only=True):
@@ -728,12 +739,11 @@ class Game:
 
     def _run(self, frame: tuple) -> None:  # noqa: C901 - the rulebook's flow, one branch per frame, read top-down
         kind = frame[0]
-        if kind not in _FARM_ONLY_FRAMES:
-            self.public_version += 1  # see _FARM_ONLY_DECISIONS
         if kind in _SEAT_FRAMES:
-            self.farms[frame[1]].version += 1  # see _SEAT_FRAMES
             self._run_for_seat(kind, frame)
-        elif kind == "year":
+            return
+        self.public_version += 1  # a phase frame (none is in _FARM_ONLY_FRAMES, all of which act for a seat)
+        if kind == "year":
             if self.year == YEARS:
                 return  # FOG-END-1: nothing more is pushed; the stack empties and the game ends
             self.year += 1  # FOG-UPKEEP-2
@@ -765,11 +775,12 @@ class Game:
         elif kind == "turn":
             self.turn = frame[1]
             self.revealed = False
-            self._push_in_order([("pick", p) for p in self._seats()] + [("reveal",)])
+            # the picks in seat order, then the reveal (pushed last-first: _push_in_order without the copies)
+            self._stack += [("reveal",), *[("pick", p) for p in reversed(self._seats())]]
         elif kind == "reveal":
             self._pass_hands()  # FOG-ACT-5
             self.revealed = True  # FOG-ACT-6
-            self._push_in_order([("act", p) for p in self._seats()] + [("end_turn",)])
+            self._stack += [("end_turn",), *[("act", p) for p in reversed(self._seats())]]  # acts in seat order
         elif kind == "end_turn":
             self.picks = [None] * self.num_players
             self.revealed = False
@@ -795,6 +806,9 @@ class Game:
     def _run_for_seat(self, kind: str, frame: tuple) -> None:
         """The continuation frames that act for the seat in ``frame[1]`` (_SEAT_FRAMES), most frequent first
         (kept apart from the phase flow of _run so that a build or harvest step tests a few names, not 20)."""
+        if kind not in _FARM_ONLY_FRAMES:
+            self.public_version += 1  # see _FARM_ONLY_DECISIONS
+        self.farms[frame[1]].version += 1  # see _SEAT_FRAMES
         if kind == "finish_build":
             self._finish_build(*frame[1:])
         elif kind == "immediate":
@@ -867,7 +881,9 @@ class Game:
             if water:
                 # no cell can have more water in range than the farm holds: skip the per-cell sums then
                 if sum(farm.tower_water.values()) >= water:
-                    out += [L.BUILD + c for c in frontier if farm.water_in_range(c) >= water]
+                    # water in range of every frontier cell at once (Farm.water_by_cell: from the towers out)
+                    reach = farm.water_by_cell(farm.frontier)
+                    out += [L.BUILD + c for c in frontier if reach.get(c, 0) >= water]
             else:
                 out += map(L.BUILD.__add__, frontier)
         if self.towers_left and coins >= TOWER_COST:  # FOG-ACT-TOWER-5
@@ -880,22 +896,35 @@ class Game:
         return out
 
     def harvest_cost(self, p: int, cell: int) -> tuple[int, int, int]:
-        """Effective harvest cost (coins, water, food) after equipment discounts, never below 0."""
-        return harvest_cost(self.farms[p], cell, self.cards.locations, self.cards.equipment)
+        """Effective harvest cost (coins, water, food) after equipment discounts, never below 0.
+        Speed: a harvest card without equipment costs its table entry (CardSet.harvest_base); anything
+        else takes the plain path (test_engine_speed.py compares the two)."""
+        farm = self.farms[p]
+        base = self._harvest_base.get(farm.grid[cell])
+        if base is None or cell in farm.equipment:
+            return harvest_cost(farm, cell, self.cards.locations, self.cards.equipment)
+        return base
 
     def _harvest_cells(self, p: int, unused_only: bool, payable: bool = False) -> list[int]:
         farm = self.farms[p]
-        grid, fallow, info = farm.grid, farm.fallow, self._info
+        grid, fallow, base = farm.grid, farm.fallow, self._harvest_base
         harvested = self.harvested if unused_only else ()
-        # face-up locations with a harvest ability (not yet used): one comprehension (speed), then costs
-        out = [c for c in farm.occupied if grid[c] >= 0 and c not in fallow and info[grid[c]][2] == "harvest"]
+        # face-up locations with a harvest ability (not yet used): one comprehension over the cards' table
+        # (speed: towers, silos and other cards are not keys of harvest_base), then costs (FOG-HARVEST-2/3)
+        out = [c for c in farm.occupied if grid[c] in base and c not in fallow]
         if harvested:
             out = [c for c in out if c not in harvested]
-        if payable:
+        if payable:  # FOG-HARVEST-6..8
             paid = []
+            coins, food, equipment = farm.coins, farm.food, farm.equipment
             for cell in out:
-                coins, water, food = self.harvest_cost(p, cell)
-                if farm.coins < coins or farm.food < food or (water and farm.water_in_range(cell) < water):
+                # harvest_cost inlined: the table entry unless the location holds equipment
+                c, w, f = (
+                    harvest_cost(farm, cell, self.cards.locations, self.cards.equipment)
+                    if cell in equipment
+                    else base[grid[cell]]
+                )
+                if coins < c or food < f or (w and farm.water_in_range(cell) < w):
                     continue
                 paid.append(cell)
             out = paid
@@ -956,7 +985,7 @@ class Game:
         if kind == "split":
             self._take_split(p, SPLITS[arg])
         elif kind == "pick":
-            if self.two_player:
+            if self.num_players == 2:
                 self.picks[p] = self.display.pop(arg)  # FOG-2P-6
             else:
                 self.picks[p] = self.hands[p].pop(arg)  # FOG-ACT-3
@@ -1048,16 +1077,20 @@ class Game:
         """FOG-ACT-BUILD-8, FOG-RUL-17: place, then attach set-aside tiles, then the Immediate ability."""
         self.farms[p].place(cell, card)
         self.picks[p] = None
-        self._push_in_order([("attach", p, cell), ("immediate", p, cell)])
+        stack = self._stack  # pushed last-first: the attach decision runs first
+        stack.append(("immediate", p, cell))
+        stack.append(("attach", p, cell))
 
     def _take_split(self, p: int, split: tuple[int, ...]) -> None:
-        drawn = []
+        drawn: list[int] = []
+        counts = self.draw_counts[p]
         for pile_index, count in enumerate(split):
-            pile = self.piles[pile_index]
-            for _ in range(count):
-                drawn.append(pile.pop())  # FOG-DRAW-5: from the top
-            self.draw_counts[p][pile_index] += count  # FOG-DRAW-6
-        if self.two_player:
+            if count:
+                pile = self.piles[pile_index]
+                drawn += pile[-count:][::-1]  # FOG-DRAW-5: from the top, in the order popped one by one
+                del pile[-count:]
+                counts[pile_index] += count  # FOG-DRAW-6
+        if self.num_players == 2:
             self.offer.extend(drawn)  # FOG-2P-2: unseen
         else:
             self.hands[p] = sorted(drawn)  # FOG-DRAW-9
@@ -1149,7 +1182,9 @@ class Game:
             op = ops[i]
             mark = len(stack)
             if "gain" in op:
-                self._gain(p, effects.gain_amounts(farm, cell, op), cell)
+                # a bare gain (no per/max/if: most ops) gains its amounts as written: gain_amounts would copy
+                # them, dropping only zeros, which _gain skips anyway (test_engine_speed.py compares)
+                self._gain(p, op["gain"] if len(op) == 1 else effects.gain_amounts(farm, cell, op), cell)
             elif not effects.condition_holds(farm, cell, op):
                 continue
             elif "gain_equipment" in op:

@@ -7,7 +7,13 @@
 * ``_harvest_cells`` (one comprehension) equals the plain loop over the farm (FOG-HARVEST-2/3/6..8);
 * the act legality (map/range lists, the total-water shortcut) equals the plain comprehension of the rules
   (FOG-ACT-BUILD-3..7, FOG-ACT-TOWER-5, FOG-ACT-SILO-5, FOG-ACT-MARKET-4, FOG-ACT-RESTORE-3);
-* ``apply``'s plain-int fast path refuses what the plain checks refuse (FOG-RUL-16).
+* ``apply``'s plain-int fast path refuses what the plain checks refuse (FOG-RUL-16);
+* the card set's derived tables (pile ids, location info, harvest costs) equal the cards' own fields, and
+  ``Game.harvest_cost``'s table path equals the plain ``harvest_cost`` (FOG-CARD-10, FOG-EQUIP-11);
+* ``Farm.water_by_cell`` and ``Farm.towers_in_range`` equal the plain tests over ``tower_in_range``, the
+  geometry's ``reach2`` lists ``between`` (FOG-WATER-4);
+* a bare gain op gains what ``effects.gain_amounts`` resolves; ``_take_split``'s slices draw what one
+  ``pop`` per card draws (FOG-DRAW-5/6).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from farmgames.envs.fields_of_green.game import (
     TOWER_COST,
     _legal_split_tuple,
     _legal_splits,
+    harvest_cost,
 )
 
 
@@ -148,7 +155,7 @@ def _plain_harvest_cells(game: Game, p: int, unused_only: bool, payable: bool) -
         if unused_only and cell in game.harvested:
             continue
         if payable:
-            coins, water, food = game.harvest_cost(p, cell)
+            coins, water, food = harvest_cost(farm, cell, game.cards.locations, game.cards.equipment)
             if farm.coins < coins or farm.food < food or (water and _plain_water_in_range(farm, cell) < water):
                 continue
         out.append(cell)
@@ -208,3 +215,106 @@ def test_final_scores_are_kept_and_equal_a_fresh_count(players):
         farm.version += 1
         assert fresh(game)[0] != first[0]  # the edit changes the score, so a stale read would show
         assert game.scores() == fresh(game)
+
+
+def test_card_set_tables_equal_the_cards():
+    from farmgames.envs.fields_of_green.cards import PILES
+
+    cards = Game(num_players=2).cards
+    for pile in PILES:
+        ids = cards.pile_cards(pile)
+        assert ids == [i for i, c in enumerate(cards.locations) if c.pile == pile]
+        ids.append(-1)  # a fresh list each call: setup shuffles it
+        assert -1 not in cards.pile_cards(pile)
+    assert cards.location_info == tuple((c.pile, c.subtype, c.ability_kind) for c in cards.locations)
+    plain = {
+        i: (c.harvest_cost.coins, c.harvest_cost.water, c.harvest_cost.food)
+        for i, c in enumerate(cards.locations)
+        if c.ability_kind == "harvest"
+    }
+    assert cards.harvest_base == plain and len(plain) > 20
+    assert any(cost == (0, 0, 0) for cost in plain.values())  # free harvests are keys too
+
+
+def _plain_towers_in_range(farm, cell: int) -> list[int]:
+    return [t for t in sorted(farm.tower_water) if farm.tower_water[t] and farm.tower_in_range(t, cell)]
+
+
+def test_reach2_lists_between():
+    from farmgames.envs.fields_of_green.farm import geometry
+
+    for size in (5, 9, 11):
+        g = geometry(size)
+        listed = {(t, c): path for t in range(g.cells) for c, path in g.reach2[t]}
+        assert listed == g.between
+        assert all([c for c, _ in g.reach2[t]] == sorted(c for c, _ in g.reach2[t]) for t in range(g.cells))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_water_by_cell_towers_in_range_and_harvest_costs_equal_the_plain_paths(players):
+    compared = with_equipment = 0
+    for _seed, game, rng in _games(players, 5):
+        while not game.is_terminal():
+            if len(game.history) % 5 == 0:
+                for p, farm in enumerate(game.farms):
+                    every = set(range(game.geometry.cells))
+                    plain = {c: _plain_water_in_range(farm, c) for c in sorted(every)}
+                    assert farm.water_by_cell(every) == {c: w for c, w in plain.items() if w}
+                    some = set(farm.frontier)
+                    assert farm.water_by_cell(some) == {c: plain[c] for c in some if plain[c]}
+                    for cell in range(game.geometry.cells):
+                        assert farm.towers_in_range(cell) == _plain_towers_in_range(farm, cell)
+                    for cell in farm.occupied:
+                        if farm.grid[cell] in game.cards.harvest_base:
+                            plain_cost = harvest_cost(farm, cell, game.cards.locations, game.cards.equipment)
+                            assert game.harvest_cost(p, cell) == plain_cost
+                            compared += 1
+                            with_equipment += cell in farm.equipment
+            game.apply(rng.choice(game.legal_actions()))
+        # equipment with a harvest discount (FOG-EQUIP-11) on every harvest location: the plain path then
+        discounts = [i for i, t in enumerate(game.cards.equipment) if any("harvest_discount" in op for op in t.effect)]
+        for p, farm in enumerate(game.farms):
+            for cell in [c for c in farm.occupied if farm.grid[c] in game.cards.harvest_base]:
+                farm.equipment.setdefault(cell, []).append(discounts[cell % len(discounts)])
+                plain_cost = harvest_cost(farm, cell, game.cards.locations, game.cards.equipment)
+                assert game.harvest_cost(p, cell) == plain_cost
+                with_equipment += plain_cost != game.cards.harvest_base[farm.grid[cell]]
+    assert compared > 100 and with_equipment > 10
+
+
+def test_a_bare_gain_gains_what_gain_amounts_resolves():
+    """Game._run_ops hands a gain op without per/max/if to _gain as written (FOG-ABIL-6)."""
+    from farmgames.envs.fields_of_green import effects
+
+    game = Game(num_players=2, seed=3)
+    farm = game.farms[0]
+    cell = farm.occupied[0]
+    ops = [op for c in game.cards.locations if c.ability for op in c.ability.effect if "gain" in op and len(op) == 1]
+    ops += [{"gain": {"coins": 0, "food": 1}}, {"gain": {"water": 0, "vp": 2}}]  # zeros: dropped by gain_amounts
+    assert len(ops) > 20
+    for op in ops:
+        a, b = game.clone(), game.clone()
+        a._gain(0, op["gain"], cell)
+        b._gain(0, effects.gain_amounts(b.farms[0], cell, op), cell)
+        assert a.to_json() == b.to_json()
+
+
+def test_take_split_draws_what_one_pop_per_card_draws():
+    from farmgames.envs.fields_of_green.actions import SPLITS
+
+    for players in (2, 4):
+        for index in range(0, len(SPLITS), 3):
+            game = Game(num_players=players, seed=index)
+            split = SPLITS[index]
+            plain = game.clone()
+            drawn = []
+            for pile_index, count in enumerate(split):
+                for _ in range(count):
+                    drawn.append(plain.piles[pile_index].pop())
+                plain.draw_counts[1][pile_index] += count
+            if players == 2:
+                plain.offer.extend(drawn)
+            else:
+                plain.hands[1] = sorted(drawn)
+            game._take_split(1, split)
+            assert game.to_json() == plain.to_json()
