@@ -64,6 +64,10 @@ class ActionLayout(_CoreLayout):
         # decoded[i] == decode(i), without decode's type and range checks: the engine reads it for actions
         # it has already found legal (speed; tests/fields_of_green/env/test_engine_speed.py compares them)
         self.decoded: tuple[tuple[str, int], ...] = tuple(self.decode(i) for i in range(self.size))
+        # market_choices[k]: the market ids selling 0..k food, what the act legality adds for min(2, food)
+        self.market_choices: tuple[range, ...] = tuple(
+            range(self.MARKET, self.MARKET + k + 1) for k in range(MARKET_SALES)
+        )
 
 
 __all__ = [

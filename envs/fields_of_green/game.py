@@ -185,6 +185,23 @@ def _legal_splits(sizes: list[int]) -> list[int]:
     ]
 
 
+def _shuffle(rng: random.Random, x: list[int]) -> None:
+    """``rng.shuffle(x)``: the same permutation, drawing the same bits from ``rng`` (FOG-SETUP-2/9).
+
+    Speed: a game's setup shuffles ≈ 160 cards and ``Random.shuffle`` makes a Python-level ``_randbelow``
+    call per card (≈ 40% of a new game). This is CPython's algorithm (``shuffle`` over
+    ``_randbelow_with_getrandbits``) with that call inlined; test_engine_speed.py compares it with
+    ``rng.shuffle`` on many seeds and lengths, so a Python whose shuffle differs fails there."""
+    getrandbits = rng.getrandbits
+    for i in reversed(range(1, len(x))):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        x[i], x[j] = x[j], x[i]
+
+
 def _card_set_reference(card_set: str | Path | CardSet | DataText | None) -> str | None:
     """What a record stores to reload the set: None for the base set, else the file it came from."""
     if card_set is None:
@@ -300,10 +317,10 @@ class Game:
         self.piles: list[list[int]] = []
         for pile in PILES:
             ids = cards.pile_cards(pile)
-            rng.shuffle(ids)
+            _shuffle(rng, ids)
             self.piles.append(ids)  # top of a pile = last item
         self.equipment_stack: list[int] = list(range(len(cards.equipment)))
-        rng.shuffle(self.equipment_stack)  # top = last item, bottom = index 0 (FOG-SETUP-9)
+        _shuffle(rng, self.equipment_stack)  # top = last item, bottom = index 0 (FOG-SETUP-9)
         self.first_player = rng.randrange(self.num_players) if first_player is None else first_player
         # one shuffle key per offer-pile position and year, drawn now so the state needs no RNG (FOG-2P-3)
         self._offer_keys = [[rng.random() for _ in range(2 * HAND_SIZE)] for _ in range(YEARS)]
@@ -812,10 +829,7 @@ class Game:
         if kind == "finish_build":
             self._finish_build(*frame[1:])
         elif kind == "immediate":
-            p, cell = frame[1], frame[2]
-            card = self.cards.locations[self.farms[p].grid[cell]]
-            if card.ability is not None and card.ability.kind == "immediate":  # FOG-ABIL-1
-                self._stack.append(("ops", p, cell, card.ability.effect, 0))
+            self._immediate(frame[1], frame[2])
         elif kind == "ops":
             self._run_ops(*frame[1:])
         elif kind == "finish_harvest":
@@ -841,11 +855,11 @@ class Game:
         if kind == "pick":
             source = self.display if self.num_players == 2 else self.hands[p]
             return list(range(L.PICK, L.PICK + len(source)))
+        if kind == "act":
+            return self._act_legal(p, farm)
         if kind == "split":
             splits = _legal_split_tuple(tuple(map(len, self.piles)))
             return list(map(L.SPLIT.__add__, splits))
-        if kind == "act":
-            return self._act_legal(p, farm)
         if kind == "pay_water":
             return [L.PAY_WATER + t for t in farm.towers_in_range(frame[2])]
         if kind == "store_water":
@@ -890,7 +904,8 @@ class Game:
             out += map(L.TOWER.__add__, frontier)
         if self.silos_left:  # FOG-ACT-SILO-5
             out += map(L.SILO.__add__, frontier)
-        out += range(L.MARKET, L.MARKET + min(MARKET_SALES - 1, farm.food) + 1)  # FOG-ACT-MARKET-4
+        food = farm.food  # FOG-ACT-MARKET-4: sell 0 .. min(2, food) food (a prebuilt range of the layout)
+        out += L.market_choices[food if food < MARKET_SALES - 1 else MARKET_SALES - 1]
         if coins >= RESTORE_COST and farm.fallow:  # FOG-ACT-RESTORE-3
             out += map(L.RESTORE.__add__, sorted(farm.fallow))
         return out
@@ -982,15 +997,15 @@ class Game:
         if kind not in _FARM_ONLY_DECISIONS:
             self.public_version += 1  # see _FARM_ONLY_DECISIONS
         self._legal = None
-        if kind == "split":
-            self._take_split(p, SPLITS[arg])
-        elif kind == "pick":
+        if kind == "pick":  # the branches most frequent first: picks and acts are 3/4 of all decisions
             if self.num_players == 2:
                 self.picks[p] = self.display.pop(arg)  # FOG-2P-6
             else:
                 self.picks[p] = self.hands[p].pop(arg)  # FOG-ACT-3
         elif kind == "act":
             self._act(p, farm, what, arg)
+        elif kind == "split":
+            self._take_split(p, SPLITS[arg])
         elif kind == "pay_water":
             farm.tower_water[arg] -= 1  # FOG-WATER-1/6
             if frame[3] > 1:
@@ -1075,11 +1090,24 @@ class Game:
 
     def _finish_build(self, p: int, card: int, cell: int) -> None:
         """FOG-ACT-BUILD-8, FOG-RUL-17: place, then attach set-aside tiles, then the Immediate ability."""
-        self.farms[p].place(cell, card)
+        farm = self.farms[p]
+        farm.place(cell, card)
         self.picks[p] = None
+        if not farm.set_aside:
+            # Speed: with no tile set aside the attach decision is skipped at once (_skip_decision) and the
+            # immediate frame would run next, in the same step: run it now instead of pushing both (the
+            # state at the next decision is the same; test_engine_speed.py plays both ways)
+            self._immediate(p, cell)
+            return
         stack = self._stack  # pushed last-first: the attach decision runs first
         stack.append(("immediate", p, cell))
         stack.append(("attach", p, cell))
+
+    def _immediate(self, p: int, cell: int) -> None:
+        """FOG-ABIL-1: a new location's Immediate ability applies once, when it is built."""
+        ability = self.cards.locations[self.farms[p].grid[cell]].ability
+        if ability is not None and ability.kind == "immediate":
+            self._stack.append(("ops", p, cell, ability.effect, 0))
 
     def _take_split(self, p: int, split: tuple[int, ...]) -> None:
         drawn: list[int] = []

@@ -318,3 +318,56 @@ def test_take_split_draws_what_one_pop_per_card_draws():
                 plain.hands[1] = sorted(drawn)
             game._take_split(1, split)
             assert game.to_json() == plain.to_json()
+
+
+def test_setup_shuffle_equals_random_shuffle():
+    """game._shuffle draws the permutation Random.shuffle draws, leaving the generator in the same state."""
+    from farmgames.envs.fields_of_green.game import _shuffle
+
+    for seed in range(200):
+        for length in (0, 1, 2, 3, 7, 33, 66, 130):
+            a, b = random.Random(seed), random.Random(seed)
+            x, y = list(range(length)), list(range(length))
+            a.shuffle(x)
+            _shuffle(b, y)
+            assert x == y and a.random() == b.random()
+
+
+class _PlainBuildGame(Game):
+    """The engine with the build's continuation as the rules list it: attach, then the immediate frame."""
+
+    def _finish_build(self, p: int, card: int, cell: int) -> None:
+        self.farms[p].place(cell, card)
+        self.picks[p] = None
+        self._push_in_order([("attach", p, cell), ("immediate", p, cell)])
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_build_shortcut_plays_as_the_plain_frames(players):
+    """Game._finish_build runs the immediate ability at once when nothing is set aside (FOG-RUL-17,
+    FOG-ABIL-1): every decision, state and legal list equals the plain engine's, and the same farms' versions
+    move in the same steps."""
+    builds = with_tiles = 0
+    for seed, game, rng in _games(players, 6):
+        variant = {"fixed_split": FIXED} if game.fixed_split else {}
+        plain = _PlainBuildGame(num_players=players, seed=seed, auto_single=game.auto_single, **variant)
+        while not game.is_terminal():
+            assert game.decision == plain.decision and game.legal_actions() == plain.legal_actions()
+            assert game.to_json() == plain.to_json()
+            before = [f.version for f in game.farms], [f.version for f in plain.farms]
+            action = rng.choice(game.legal_actions())
+            if game.decision_kind in ("act", "pay_water") and game.layout.decoded[action][0] in ("build", "pay_water"):
+                builds += 1
+                with_tiles += bool(game.farms[game.current_player].set_aside)
+            game.apply(action)
+            plain.apply(action)
+            moved = [a != b for a, b in zip(before[0], (f.version for f in game.farms))]
+            assert moved == [a != b for a, b in zip(before[1], (f.version for f in plain.farms))]
+        assert plain.is_terminal() and game.to_json() == plain.to_json()
+    assert builds > 50 and with_tiles > 0
+
+
+def test_market_choices_are_the_plain_ranges():
+    layout = Game(num_players=2).layout
+    for k in range(MARKET_SALES):
+        assert list(layout.market_choices[k]) == [layout.MARKET + i for i in range(k + 1)]  # FOG-ACT-MARKET-4
