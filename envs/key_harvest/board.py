@@ -111,6 +111,26 @@ if COLS != 8 or any(dilate(BIT[s]) != NEIGHBOUR_MASK[s] for s in range(NUM_SPACE
 
 def group_of(space: int, fields: int) -> int:
     """The connected group (bitmask) of field tiles containing ``space`` (KH-ACT-HARVEST-2/3)."""
+    # speed: for a space of ``fields``, the group grows from the neighbour table of the tiles it gained last
+    # instead of dilating the whole group each round (a 56-bit dilate costs ~0.35 us; most groups harvested
+    # have 1-2 tiles); tests/key_harvest/test_speed_paths.py compares it with group_of_plain
+    g = BIT[space]
+    if not fields & g:
+        return group_of_plain(space, fields)
+    new = NEIGHBOUR_MASK[space] & fields & ~g
+    while new:
+        g |= new
+        near = 0
+        while new:
+            low = new & -new
+            near |= NEIGHBOUR_MASK[low.bit_length() - 1]
+            new ^= low
+        new = near & fields & ~g
+    return g
+
+
+def group_of_plain(space: int, fields: int) -> int:
+    """:func:`group_of` as the rule reads: add every neighbour in ``fields`` until nothing is added."""
     g = BIT[space]
     while True:
         n = (g | dilate(g)) & fields

@@ -65,6 +65,7 @@ from .board import (
     NUM_CROPS,
     NUM_EVENT_TILES,
     NUM_SPACES,
+    NUM_WORKER_TILES,
     NUMBER,
     PAIR_COLOURS,
     REGISTRY_SPACES,
@@ -105,7 +106,16 @@ _WORKER_IDS = tuple(
     tuple((k, FARMHAND0 + k if k < FARMHANDS else TOWNSFOLK0 + k - FARMHANDS) for k in range(12) if ok >> NUMBER[k] & 1)
     for ok in range(64)
 )
-_NEAR_FIELDS: dict[int, int] = {}  # fields -> dilate(fields), Game.can_play_worker's first test
+_TILE_NUMBER = tuple(NUMBER[worker_kind(t)] for t in range(NUM_WORKER_TILES))  # worker tile -> its number
+_ONE_SPACES: dict[tuple[int, int], int] = {}  # (fields, workers) -> spaces_for_one, Game._spaces_for_one
+
+
+def spaces_for_one(fields: int, workers: int) -> int:
+    """Where a worker numbered 1 may go: empty spaces not next to a worker and next to a field tile
+    (KH-ACT-WORKER-3/4; ``_worker_spaces(placement, 1)`` without the neighbour counts, which cost 5x more)."""
+    return FULL & ~(fields | workers) & ~(dilate(workers) if workers else 0) & dilate(fields)
+
+
 # SPACE ids of the spaces of a bitmask, 8 spaces per table lookup (the HARVEST, PICK, SPACE, REMOVE and
 # REPLACE lists: 2-3x faster than a bit at a time from 6 spaces on; tests/key_harvest/test_speed_paths.py
 # compares it with [SPACE0 + s for s in spaces(mask)])
@@ -448,15 +458,20 @@ class Game:
         return placement
 
     def _placement_plain(self, p: int) -> Placement:
+        # speed: the spaces next to a worker as the union of its neighbour masks, in the loop over the workers
+        # (no dilate of the worker set, ~0.35 us), and the numbers' tile lookup inlined; tests compare the
+        # placement with plain_worker_spaces (tests/key_harvest/test_speed_paths.py)
         f, w = self.fields[p], self.workers[p]
-        near_workers = dilate(w) if w else 0
-        empty = FULL & ~(f | w) & ~near_workers
         lower = []
+        near_workers = 0
         if w:
             at = self.worker_at[p]
             for s in spaces(w):  # own workers with a strictly lower number may be replaced (KH-ACT-WORKER-5)
-                if not NEIGHBOUR_MASK[s] & w:
-                    lower.append((NUMBER[worker_kind(at[s])], BIT[s]))
+                nb = NEIGHBOUR_MASK[s]
+                near_workers |= nb
+                if not nb & w:
+                    lower.append((_TILE_NUMBER[at[s]], BIT[s]))
+        empty = FULL & ~(f | w) & ~near_workers
         counts = cached_neighbour_counts(f)
         by_number = []  # the spaces of a worker numbered 1..5: enough field neighbours (KH-ACT-WORKER-3..5)
         ok = 0  # bit ``number``: a worker so numbered has a space
@@ -516,16 +531,17 @@ class Game:
         return bool(numbers & self._placement(p)[3])  # a number available and with a space
 
     def _spaces_for_one(self, p: int) -> int:
-        """Where a worker numbered 1 may go: empty spaces not next to a worker and next to a field tile
-        (KH-ACT-WORKER-3/4; ``_worker_spaces(placement, 1)`` without the neighbour counts, which cost 5x
-        more). The spaces next to the field tiles are cached by the fields, which change a few times a game."""
-        f, w = self.fields[p], self.workers[p]
-        near_fields = _NEAR_FIELDS.get(f)
-        if near_fields is None:
-            if len(_NEAR_FIELDS) >= 1 << 12:
-                _NEAR_FIELDS.clear()
-            near_fields = _NEAR_FIELDS[f] = dilate(f)
-        return FULL & ~(f | w) & ~(dilate(w) if w else 0) & near_fields
+        """Where a worker numbered 1 may go on ``p``'s board (:func:`spaces_for_one`), cached by the board's
+        fields and workers, which change a few times a game: asked at most TURN decisions, and the two
+        dilations of 56-bit ints cost ~10x a lookup (tests/key_harvest/test_speed_paths.py compares it with
+        the plain function)."""
+        key = (self.fields[p], self.workers[p])
+        one = _ONE_SPACES.get(key)
+        if one is None:
+            if len(_ONE_SPACES) >= 1 << 12:
+                _ONE_SPACES.clear()
+            one = _ONE_SPACES[key] = spaces_for_one(*key)
+        return one
 
     def has_store_choice(self, p: int) -> bool:
         """``store_choices(p)`` is not empty (the same tests, stopping at the first tile): a tile of the own
@@ -687,33 +703,52 @@ class Game:
         return out
 
     def _letter_frame(self, p: int, action: int) -> tuple:
+        """The decision frame the letter of ``action`` opens for ``p``; _d_turn and _d_extra read it from
+        _OPENS instead (tests/key_harvest/test_speed_paths.py compares the two)."""
         name, *rest = _LETTER_FRAMES[action]
         return (name, p, *rest)
 
     # ------------------------------------------------------------------------------- the machine
 
     def _advance(self) -> None:
-        stack = self.stack
-        legal_of, run = _LEGAL, _RUN
+        """Run the continuations on top of the stack and the phases with no choice, up to the next decision
+        with a choice (§16): a phase with no legal id is not entered, one whose only legal id is 0 is played
+        as if 0 had been chosen."""
+        # speed: one table for both kinds of frame (_STEP): a continuation's handler runs it and returns None,
+        # a decision frame's returns its legal ids (a list, never None); tests/key_harvest/test_speed_paths.py
+        # plays games beside _advance_plain, the two-table loop
+        stack, step = self.stack, _STEP
         while stack:
             f = stack[-1]
-            name = f[0]
-            if name in run:
-                run[name](self, f)
+            legal = step[f[0]](self, f)
+            if legal is None:  # a continuation ran
                 continue
-            legal = legal_of[name](self, f)
             if not legal:
                 stack.pop()
-                continue
-            if len(legal) == 1 and legal[0] == DONE:
-                self._do(f, DONE)
-                continue
-            self._legal = legal
-            return
+            elif legal == _ONLY_DONE:
+                _DO[f[0]](self, f, DONE)
+            else:
+                self._legal = legal
+                return
         self._legal = []
 
-    def _do(self, f: tuple, action: int) -> None:
-        _DO[f[0]](self, f, action)
+    def _advance_plain(self) -> None:
+        """:meth:`_advance` as the rules read: continuations and decision frames told apart by name."""
+        stack = self.stack
+        while stack:
+            f = stack[-1]
+            if f[0] in CONTINUATIONS:
+                _RUN[f[0]](self, f)
+                continue
+            legal = _LEGAL[f[0]](self, f)
+            if not legal:
+                stack.pop()
+            elif legal == [DONE]:
+                _DO[f[0]](self, f, DONE)
+            else:
+                self._legal = legal
+                return
+        self._legal = []
 
     # TURN (KH-TURN-1..7)
     def _l_turn(self, f: tuple) -> list[int]:
@@ -743,8 +778,7 @@ class Game:
         self.taken |= LETTER_OF_ACTION[action]
         self.actions_taken += 1
         self.changes.append(CH_TURN)
-        self.stack.append(("action_end", p))
-        self.stack.append(self._letter_frame(p, action))
+        self.stack += (_ACTION_END[p], _OPENS[action][p])  # ("action_end", p), self._letter_frame(p, action)
 
     def _end_turn(self) -> None:
         """KH-TURN-5, KH-END-3, KH-END-6."""
@@ -771,7 +805,7 @@ class Game:
             self._finish()
             return
         self.active = nxt
-        self.stack.append(("turn", nxt))
+        self.stack.append(_TURN[nxt])  # ("turn", nxt)
 
     def _finish(self) -> None:
         """KH-END-4/5: store tiles stay, their bids go to the general stock."""
@@ -1055,8 +1089,7 @@ class Game:
             return
         self.taken |= LETTER_OF_ACTION[action]  # the letter counts as taken, not toward the limit (KH-TURN-7)
         self.changes.append(CH_TURN)
-        self.stack.append(("action_end", p))
-        self.stack.append(self._letter_frame(p, action))
+        self.stack += (_ACTION_END[p], _OPENS[action][p])  # ("action_end", p), self._letter_frame(p, action)
 
     # DEED (Deed Day)
     def _l_deed(self, f: tuple) -> list[int]:
@@ -1318,8 +1351,16 @@ _LETTER_FRAMES = {
     TAKE_STORE: ("store", 0),
     TAKE_REGISTRY: ("registry", 0),
 }
+# speed: the frames the machine pushes most, built once per seat (a frame is an immutable tuple, so one
+# object serves every game; observers that compare frames by identity see the same context for it):
+# _OPENS[action][p] == Game._letter_frame(p, action), _ACTION_END[p] == ("action_end", p), _TURN[p] == ("turn", p)
+_OPENS = {a: tuple((name, p, *rest) for p in range(4)) for a, (name, *rest) in _LETTER_FRAMES.items()}
+_ACTION_END = tuple(("action_end", p) for p in range(4))
+_TURN = tuple(("turn", p) for p in range(4))
 
 # frame name -> unbound handler, looked up once (the machine's hot path)
 _LEGAL = {name: getattr(Game, "_l_" + name) for name in PHASE_OF}
 _DO = {name: getattr(Game, "_d_" + name) for name in PHASE_OF}
 _RUN = {name: getattr(Game, "_c_" + name) for name in CONTINUATIONS}
+_STEP = {**_LEGAL, **_RUN}  # Game._advance: decision frames give their legal ids, continuations None
+_ONLY_DONE = [DONE]

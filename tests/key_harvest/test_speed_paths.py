@@ -242,3 +242,46 @@ def test_final_scores_cache_equals_plain_scoring(n):
         twin.supply[0][0] += 3  # a hand edit of the clone (hidden perturbations edit supplies)
         assert twin.scores() == [score_player(twin, p) for p in range(n)]
         assert twin.scores()[0].counters == plain[0].counters + 3 and g.scores() == plain
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_advance_equals_the_two_table_loop(n):
+    """Game._advance (one table, a continuation's handler returns None) against _advance_plain (continuations
+    told apart by name): every action of random games applied both ways gives the same state, legal ids and log."""
+    checked = 0
+    for g in states(n, 110 + n, every=1):
+        for action in g.legal_actions()[:4]:
+            fast, plain = g.clone(), g.clone()
+            plain._advance = plain._advance_plain  # type: ignore[method-assign]
+            fast.apply(action)
+            plain.apply(action)
+            assert fast.to_json() == plain.to_json() and fast.changes == plain.changes
+            assert fast.legal_actions() == plain.legal_actions()
+            checked += 1
+    assert checked > 1000
+
+
+def test_pushed_frames_equal_the_built_ones():
+    """_OPENS, _ACTION_END and _TURN (frames built once per seat) equal the frames built in place."""
+    g = Game(4, 0)
+    for p in range(4):
+        for action in game._LETTER_FRAMES:
+            assert game._OPENS[action][p] == g._letter_frame(p, action)
+        assert game._ACTION_END[p] == ("action_end", p) and game._TURN[p] == ("turn", p)
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_spaces_for_one_and_groups_equal_plain(n):
+    """The cached spaces for a worker numbered 1 (KH-ACT-WORKER-3/4) against plain_worker_spaces, and
+    board.group_of (grown from the neighbour table) against group_of_plain for every space of random boards."""
+    from farmgames.envs.key_harvest.board import group_of, group_of_plain
+
+    for g in states(n, 130 + n):
+        for p in range(n):
+            assert g._spaces_for_one(p) == game.spaces_for_one(g.fields[p], g.workers[p])
+            assert g._spaces_for_one(p) == plain_worker_spaces(g, p, 1)
+    rng = random.Random(3)
+    for k in range(400):
+        fields = rng.getrandbits(56) & rng.getrandbits(56) & (rng.getrandbits(56) if k % 2 else FULL)
+        for s in range(56):
+            assert group_of(s, fields) == group_of_plain(s, fields), (fields, s)
