@@ -285,3 +285,6 @@ def test_spaces_for_one_and_groups_equal_plain(n):
         fields = rng.getrandbits(56) & rng.getrandbits(56) & (rng.getrandbits(56) if k % 2 else FULL)
         for s in range(56):
             assert group_of(s, fields) == group_of_plain(s, fields), (fields, s)
+        workers = fields & rng.getrandbits(56) & rng.getrandbits(56)
+        assert game._worker_neighbours(workers) == dilate(workers)
+    assert game._worker_neighbours(0) == 0 and game._worker_neighbours(FULL) == dilate(FULL)
