@@ -78,6 +78,7 @@ class Farm:
         "set_aside",
         "actions_taken",
         "version",
+        "harvest_memo",
     )
 
     def __init__(self, geometry: Geometry, info: Sequence[tuple[str, str | None, str]]):
@@ -99,6 +100,10 @@ class Farm:
         # Bumped by the engine (Game._apply / Game._run) whenever a step may have changed this farm, so
         # observers re-read only farms whose version moved (observer.py). Not part of the game state.
         self.version = 0
+        # Game._harvest_sites' cache: (the occupied list, its length, the harvest-ability cells). Cells are
+        # only ever added to a farm, by place (occupied grows); a new occupied list (clone, loaded state)
+        # misses. Not part of the game state.
+        self.harvest_memo: tuple[list[int], int, tuple[int, ...]] | None = None
 
     def clone(self) -> Farm:
         new = Farm.__new__(Farm)
@@ -118,6 +123,7 @@ class Farm:
         new.set_aside = self.set_aside[:]
         new.actions_taken = self.actions_taken
         new.version = self.version
+        new.harvest_memo = None
         return new
 
     # ---- placement (FOG-FARM-3..7)

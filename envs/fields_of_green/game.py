@@ -85,6 +85,7 @@ _FARM_ONLY_DECISIONS = frozenset(
 _FARM_ONLY_FRAMES = frozenset({"income_for", "immediate", "finish_harvest", "ops"})
 # Decisions that leave every farm untouched: applying them does not bump Farm.version.
 _NO_FARM_DECISIONS = frozenset({"split", "pick", "keep_equipment"})
+assert "pick" in _NO_FARM_DECISIONS and "pick" not in _FARM_ONLY_DECISIONS  # what Game._apply's pick path does
 # Decision frames that _skip_decision may drop; the others are never skipped (a set test saves the call).
 _SKIPPABLE = frozenset({"pick", "act", "attach", "harvest"})
 _SPLIT_NONZERO = [sum(1 for c in s if c) for s in SPLITS]
@@ -851,10 +852,10 @@ class Game:
         frame = self._stack[-1]
         kind, p = frame[0], frame[1]
         L = self.layout
-        farm = self.farms[p]
         if kind == "pick":
             source = self.display if self.num_players == 2 else self.hands[p]
             return list(range(L.PICK, L.PICK + len(source)))
+        farm = self.farms[p]
         if kind == "act":
             return self._act_legal(p, farm)
         if kind == "split":
@@ -920,15 +921,30 @@ class Game:
             return harvest_cost(farm, cell, self.cards.locations, self.cards.equipment)
         return base
 
+    def _harvest_sites(self, farm: Farm) -> tuple[int, ...]:
+        """The farm's cells holding a location with a harvest ability, fallow or not, in placement order.
+
+        Speed: a harvest asks for them 3-5 times per decision and they change only when a card is built, so
+        they are kept on the farm (Farm.harvest_memo) per occupied list and length; test_engine_speed.py
+        compares them with the plain scan after every step of random games."""
+        occupied = farm.occupied
+        memo = farm.harvest_memo
+        if memo is not None and memo[0] is occupied and memo[1] == len(occupied):
+            return memo[2]
+        grid, base = farm.grid, self._harvest_base  # towers, silos and other cards are not keys of harvest_base
+        sites = tuple([c for c in occupied if grid[c] in base])
+        farm.harvest_memo = (occupied, len(occupied), sites)
+        return sites
+
     def _harvest_cells(self, p: int, unused_only: bool, payable: bool = False) -> list[int]:
         farm = self.farms[p]
         grid, fallow, base = farm.grid, farm.fallow, self._harvest_base
         harvested = self.harvested if unused_only else ()
-        # face-up locations with a harvest ability (not yet used): one comprehension over the cards' table
-        # (speed: towers, silos and other cards are not keys of harvest_base), then costs (FOG-HARVEST-2/3)
-        out = [c for c in farm.occupied if grid[c] in base and c not in fallow]
+        # face-up locations with a harvest ability (not yet used), then costs (FOG-HARVEST-2/3)
         if harvested:
-            out = [c for c in out if c not in harvested]
+            out = [c for c in self._harvest_sites(farm) if c not in fallow and c not in harvested]
+        else:
+            out = [c for c in self._harvest_sites(farm) if c not in fallow]
         if payable:  # FOG-HARVEST-6..8
             paid = []
             coins, food, equipment = farm.coins, farm.food, farm.equipment
@@ -990,19 +1006,24 @@ class Game:
     def _apply(self, action: int) -> None:  # noqa: C901 - one branch per decision kind
         frame = self._stack.pop()
         kind, p = frame[0], frame[1]
+        self._legal = None
+        if kind == "pick":
+            # the most frequent decision (2 in 5), first and lean (speed): a pick leaves every farm alone and
+            # changes public state (in _NO_FARM_DECISIONS, not in _FARM_ONLY_DECISIONS: asserted at import)
+            self.public_version += 1
+            slot = action - self.layout.PICK
+            if self.num_players == 2:
+                self.picks[p] = self.display.pop(slot)  # FOG-2P-6
+            else:
+                self.picks[p] = self.hands[p].pop(slot)  # FOG-ACT-3
+            return
         what, arg = self.layout.decoded[action]  # (kind, argument) of an index known to be legal
         farm = self.farms[p]
         if kind not in _NO_FARM_DECISIONS:
             farm.version += 1  # see _SEAT_FRAMES
         if kind not in _FARM_ONLY_DECISIONS:
             self.public_version += 1  # see _FARM_ONLY_DECISIONS
-        self._legal = None
-        if kind == "pick":  # the branches most frequent first: picks and acts are 3/4 of all decisions
-            if self.num_players == 2:
-                self.picks[p] = self.display.pop(arg)  # FOG-2P-6
-            else:
-                self.picks[p] = self.hands[p].pop(arg)  # FOG-ACT-3
-        elif kind == "act":
+        if kind == "act":  # the branches most frequent first: acts are 2 in 5 decisions
             self._act(p, farm, what, arg)
         elif kind == "split":
             self._take_split(p, SPLITS[arg])

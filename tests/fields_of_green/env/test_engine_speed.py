@@ -371,3 +371,44 @@ def test_market_choices_are_the_plain_ranges():
     layout = Game(num_players=2).layout
     for k in range(MARKET_SALES):
         assert list(layout.market_choices[k]) == [layout.MARKET + i for i in range(k + 1)]  # FOG-ACT-MARKET-4
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_kept_harvest_sites_equal_the_plain_scan(players):
+    """Game._harvest_sites (kept on the farm per occupied list and length) after every step, on clones and
+    on loaded states: the cells of locations with a harvest ability in placement order (FOG-HARVEST-2)."""
+
+    def plain(game: Game, farm) -> tuple:
+        return tuple(
+            c
+            for c in farm.occupied
+            if farm.grid[c] >= 0 and game.cards.locations[farm.grid[c]].ability_kind == "harvest"
+        )
+
+    kept = 0
+    for _seed, game, rng in _games(players, 4):
+        while not game.is_terminal():
+            for farm in game.farms:
+                kept += farm.harvest_memo is not None and farm.harvest_memo[0] is farm.occupied
+                assert game._harvest_sites(farm) == plain(game, farm)
+            if len(game.history) % 50 == 0:
+                clone = game.clone()
+                assert all(f.harvest_memo is None for f in clone.farms)  # clones start afresh
+                for other in (clone, Game.from_json(game.to_json())):
+                    assert [other._harvest_sites(f) for f in other.farms] == [plain(other, f) for f in other.farms]
+            game.apply(rng.choice(game.legal_actions()))
+    assert kept > 100
+
+
+def test_pick_path_matches_the_version_rules():
+    """Game._apply's pick path bumps public_version only, as _NO_FARM_DECISIONS / _FARM_ONLY_DECISIONS say."""
+    from farmgames.envs.fields_of_green.game import _NO_FARM_DECISIONS
+
+    assert "pick" in _NO_FARM_DECISIONS and "pick" not in _FARM_ONLY_DECISIONS
+    for players in (2, 4):
+        game = Game(num_players=players, seed=1)
+        while game.decision_kind != "pick":
+            game.apply(game.legal_actions()[0])
+        versions, public = [f.version for f in game.farms], game.public_version
+        game._apply(game.legal_actions()[-1])
+        assert [f.version for f in game.farms] == versions and game.public_version == public + 1
