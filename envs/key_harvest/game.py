@@ -152,6 +152,10 @@ def space_ids(mask: int) -> list[int]:
 # the CROP ids in CROPS order: compress(_CROP_IDS, counts) is [CROP0 + c for c in range(NUM_CROPS) if counts[c]]
 # as a C loop (the BID, SUBSTITUTE, CROP and TITHE lists; tests/key_harvest/test_speed_paths.py compares them)
 _CROP_IDS = tuple(CROP0 + c for c in range(NUM_CROPS))
+# the same for the registry (the REGISTRY, ENCLOSE and SURVEY lists): compress(_REGISTRY_IDS, map(_FILLED, registry))
+# is [REGISTRY0 + i for i, t in enumerate(registry) if t >= 0] (_FILLED(t) is -1 < t, a tile id; test_speed_paths.py)
+_REGISTRY_IDS = tuple(REGISTRY0 + i for i in range(REGISTRY_SPACES))
+_FILLED = (-1).__lt__
 # seats clockwise after p, by player count (has_store_choice / store_choices: the stores at offsets 1..n-1,
 # KH-RULING-17); those two unroll the store spaces of board.yaml, two per store
 _OTHER_SEATS = {n: tuple(tuple((p + o) % n for o in range(1, n)) for p in range(n)) for n in (2, 3, 4)}
@@ -327,7 +331,8 @@ class Game:
         return self.over
 
     def legal_actions(self) -> list[int]:
-        return list(self._legal) if self._legal is not None and not self.over else []
+        legal = self._legal
+        return legal.copy() if legal is not None and not self.over else []
 
     def legal_mask(self) -> np.ndarray:
         mask = np.zeros(NUM_ACTIONS, np.int8)
@@ -801,7 +806,6 @@ class Game:
 
     def _end_turn(self) -> None:
         """KH-TURN-5, KH-END-3, KH-END-6."""
-        self.stack.pop()
         n = self.num_players
         if self.rebenefit:
             self.changes.append(CH_WORKERS)
@@ -824,7 +828,7 @@ class Game:
             self._finish()
             return
         self.active = nxt
-        self.stack.append(_TURN[nxt])  # ("turn", nxt)
+        self.stack[-1] = _TURN[nxt]  # the ending turn's frame replaced by ("turn", nxt); _finish empties the stack
 
     def _finish(self) -> None:
         """KH-END-4/5: store tiles stay, their bids go to the general stock."""
@@ -836,7 +840,7 @@ class Game:
             self.changes.append(CH_BIDS + p)
         self.changes.append(CH_STOCK)
         self.over = True
-        self.stack = []
+        self.stack.clear()  # in place: the machine's loop (_advance) holds this list
 
     def _c_action_end(self, f: tuple) -> None:
         self.stack.pop()
@@ -1000,7 +1004,7 @@ class Game:
         p = f[1]
         out = [DONE] if f[2] else []
         if -1 in self.store[p] and any(self.supply[p]):
-            out += [REGISTRY0 + i for i, t in enumerate(self.registry) if t >= 0]
+            out += compress(_REGISTRY_IDS, map(_FILLED, self.registry))  # the tiles in the registry
         return out
 
     def _d_registry(self, f: tuple, action: int) -> None:
@@ -1027,14 +1031,14 @@ class Game:
 
     def _d_bid(self, f: tuple, action: int) -> None:
         _, p, slot, count = f
-        self.stack.pop()
         if action == DONE:
+            self.stack.pop()
             return
         c = action - CROP0
         self._lose(p, c)
         self.bids[p][slot][c] += 1
         self.changes.append(CH_BIDS + p)
-        self.stack.append(("bid", p, slot, count + 1))
+        self.stack[-1] = ("bid", p, slot, count + 1)  # the frame replaced: one more counter bid
 
     # refill loop with events (KH-DRAW-1..9, KH-RULING-11)
     def _c_refill(self, f: tuple) -> None:
@@ -1174,7 +1178,7 @@ class Game:
         self._give_to_stock(f[1], action - CROP0)
 
     def _l_enclose(self, f: tuple) -> list[int]:
-        return [REGISTRY0 + i for i, t in enumerate(self.registry) if t >= 0]
+        return list(compress(_REGISTRY_IDS, map(_FILLED, self.registry)))
 
     def _d_enclose(self, f: tuple, action: int) -> None:
         self.stack.pop()
@@ -1184,7 +1188,7 @@ class Game:
         self.changes += (CH_BAG, CH_REGISTRY)
 
     def _l_survey(self, f: tuple) -> list[int]:
-        return [DONE] + [REGISTRY0 + i for i, t in enumerate(self.registry) if t >= 0]
+        return [DONE, *compress(_REGISTRY_IDS, map(_FILLED, self.registry))]
 
     def _d_survey(self, f: tuple, action: int) -> None:
         p = f[1]

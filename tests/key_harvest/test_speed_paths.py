@@ -162,6 +162,17 @@ def test_crop_lists_equal_plain(n):
             assert g._l_bid(("bid", p, 0, 1)) == [DONE] + supply
             assert g._l_tithe(("tithe", p)) == supply
             checked += 1
+        # the REGISTRY, ENCLOSE and SURVEY lists (compress over the filled spaces): the registry tiles, also
+        # with spaces emptied by hand (a registry is full for most of a game)
+        h = g.clone()
+        h.registry[1 + checked % 3] = h.registry[4] = -1
+        for s in (g, h):
+            tiles = [game.REGISTRY0 + i for i, t in enumerate(s.registry) if t >= 0]
+            assert s._l_enclose(("enclose", 0)) == tiles and s._l_survey(("survey", 0)) == [DONE] + tiles
+            for p in range(n):
+                room = -1 in s.store[p] and any(s.supply[p])  # KH-ACT-BID-1/2
+                assert s._l_registry(("registry", p, 0)) == (tiles if room else [])
+                assert s._l_registry(("registry", p, 1)) == [DONE] + (tiles if room else [])
     assert checked > 100
 
 
@@ -257,6 +268,8 @@ def test_advance_equals_the_two_table_loop(n):
             plain.apply(action)
             assert fast.to_json() == plain.to_json() and fast.changes == plain.changes
             assert fast.legal_actions() == plain.legal_actions()
+            if fast.is_terminal():  # the end empties the stack the loop holds (no legal ids computed after it)
+                assert fast._legal == [] and fast.stack == []
             checked += 1
     assert checked > 1000
 
@@ -288,3 +301,14 @@ def test_spaces_for_one_and_groups_equal_plain(n):
         workers = fields & rng.getrandbits(56) & rng.getrandbits(56)
         assert game._worker_neighbours(workers) == dilate(workers)
     assert game._worker_neighbours(0) == 0 and game._worker_neighbours(FULL) == dilate(FULL)
+
+
+def test_legal_actions_is_a_fresh_list():
+    """legal_actions() hands out a copy of the cached list: editing it changes neither the game nor later lists."""
+    g = Game(4, 5)
+    first = g.legal_actions()
+    first.append(-7)
+    assert -7 not in g.legal_actions() and g.legal_actions() is not g.legal_actions()
+    g.apply(g.legal_actions()[0])
+    g.over = True  # a state marked over by hand has no legal action
+    assert g.legal_actions() == []
