@@ -130,13 +130,13 @@ class Farm:
 
     def place(self, cell: int, code: int) -> None:
         """Put a card (location id, TOWER or SILO) on an empty cell and update the frontier."""
-        self.grid[cell] = code
+        grid, frontier = self.grid, self.frontier
+        grid[cell] = code
         self.occupied.append(cell)
-        self.frontier.discard(cell)
-        grid = self.grid
+        frontier.discard(cell)
         for n in self.geometry.neighbours[cell]:
             if grid[n] == EMPTY:
-                self.frontier.add(n)
+                frontier.add(n)
 
     def card_info(self, cell: int) -> tuple[str, str | None, str] | None:
         """(type, subtype, ability kind) of the face-up card at ``cell``; None if empty or fallow."""

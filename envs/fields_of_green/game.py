@@ -150,6 +150,13 @@ def _cached_embedded(data: DataText) -> CardSet:
     return load_card_set(data)
 
 
+# _SEAT_ORDER[n][first]: the seats in order from the first player (FOG-DRAW-1, FOG-RUL-15); _TURN_PICKS and
+# _TURN_ACTS: a 3-4 player turn's frames in that order, as pushed (last-first) by the turn and reveal frames
+# (speed: prebuilt tuples instead of two comprehensions per turn; frames are immutable, so games share them)
+_SEAT_ORDER = {n: tuple(tuple((first + i) % n for i in range(n)) for first in range(n)) for n in (2, 3, 4)}
+_TURN_PICKS = {n: tuple((("reveal",), *(("pick", p) for p in reversed(o))) for o in _SEAT_ORDER[n]) for n in (3, 4)}
+_TURN_ACTS = {n: tuple((("end_turn",), *(("act", p) for p in reversed(o))) for o in _SEAT_ORDER[n]) for n in (3, 4)}
+
 # every split is legal while each pile holds a full hand (FOG-DRAW-2..4: 6 cards from at least 3 piles)
 _ALL_SPLITS = tuple(i for i, _ in _SPLIT_CANDIDATES[HAND_SIZE][3])
 
@@ -746,10 +753,9 @@ class Game:
             return True
         return False
 
-    def _seats(self) -> list[int]:
-        """Seats in order from the first player (FOG-DRAW-1, FOG-RUL-15)."""
-        n = self.num_players
-        return [(self.first_player + i) % n for i in range(n)]
+    def _seats(self) -> tuple[int, ...]:
+        """Seats in order from the first player (FOG-DRAW-1, FOG-RUL-15): a prebuilt tuple (speed)."""
+        return _SEAT_ORDER[self.num_players][self.first_player]
 
     def _push_in_order(self, frames: list[tuple]) -> None:
         """Push frames so that ``frames[0]`` runs first."""
@@ -793,12 +799,11 @@ class Game:
         elif kind == "turn":
             self.turn = frame[1]
             self.revealed = False
-            # the picks in seat order, then the reveal (pushed last-first: _push_in_order without the copies)
-            self._stack += [("reveal",), *[("pick", p) for p in reversed(self._seats())]]
+            self._stack += _TURN_PICKS[self.num_players][self.first_player]  # picks in seat order, then the reveal
         elif kind == "reveal":
             self._pass_hands()  # FOG-ACT-5
             self.revealed = True  # FOG-ACT-6
-            self._stack += [("end_turn",), *[("act", p) for p in reversed(self._seats())]]  # acts in seat order
+            self._stack += _TURN_ACTS[self.num_players][self.first_player]  # acts in seat order, then end_turn
         elif kind == "end_turn":
             self.picks = [None] * self.num_players
             self.revealed = False
@@ -856,8 +861,10 @@ class Game:
             source = self.display if self.num_players == 2 else self.hands[p]
             return list(range(L.PICK, L.PICK + len(source)))
         farm = self.farms[p]
-        if kind == "act":
+        if kind == "act":  # (kinds in the order of their frequency)
             return self._act_legal(p, farm)
+        if kind == "harvest":
+            return [L.HARVEST + c for c in self._harvest_cells(p, unused_only=True, payable=True)] + [L.HARVEST_END]
         if kind == "split":
             splits = _legal_split_tuple(tuple(map(len, self.piles)))
             return list(map(L.SPLIT.__add__, splits))
@@ -865,8 +872,6 @@ class Game:
             return [L.PAY_WATER + t for t in farm.towers_in_range(frame[2])]
         if kind == "store_water":
             return [L.STORE_WATER + t for t in farm.towers_with_room()]
-        if kind == "harvest":
-            return [L.HARVEST + c for c in self._harvest_cells(p, unused_only=True, payable=True)] + [L.HARVEST_END]
         if kind == "keep_equipment":
             return [L.KEEP_EQUIPMENT + i for i in range(len(frame[2]))]
         if kind == "place_equipment":
@@ -1025,15 +1030,6 @@ class Game:
             self.public_version += 1  # see _FARM_ONLY_DECISIONS
         if kind == "act":  # the branches most frequent first: acts are 2 in 5 decisions
             self._act(p, farm, what, arg)
-        elif kind == "split":
-            self._take_split(p, SPLITS[arg])
-        elif kind == "pay_water":
-            farm.tower_water[arg] -= 1  # FOG-WATER-1/6
-            if frame[3] > 1:
-                self._stack.append(("pay_water", p, frame[2], frame[3] - 1))
-        elif kind == "store_water":
-            farm.tower_water[arg] += 1  # FOG-STORE-5
-            self._gain_water(p, frame[2] - 1)
         elif kind == "harvest":
             if what == "harvest_end":
                 self._end_harvest(p)
@@ -1045,6 +1041,15 @@ class Game:
                 self._stack.append(("finish_harvest", p, arg))
                 if water:
                     self._stack.append(("pay_water", p, arg, water))
+        elif kind == "split":
+            self._take_split(p, SPLITS[arg])
+        elif kind == "pay_water":
+            farm.tower_water[arg] -= 1  # FOG-WATER-1/6
+            if frame[3] > 1:
+                self._stack.append(("pay_water", p, frame[2], frame[3] - 1))
+        elif kind == "store_water":
+            farm.tower_water[arg] += 1  # FOG-STORE-5
+            self._gain_water(p, frame[2] - 1)
         elif kind == "keep_equipment":
             tiles = frame[2]
             kept = tiles[arg]

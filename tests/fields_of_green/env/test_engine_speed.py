@@ -412,3 +412,17 @@ def test_pick_path_matches_the_version_rules():
         versions, public = [f.version for f in game.farms], game.public_version
         game._apply(game.legal_actions()[-1])
         assert [f.version for f in game.farms] == versions and game.public_version == public + 1
+
+
+def test_prebuilt_seat_orders_and_turn_frames_equal_the_plain_rules():
+    """FOG-DRAW-1, FOG-RUL-15: seats from the first player; a 3-4 player turn pushes the picks in that order
+    and then the reveal, the reveal the acts in that order and then end_turn (FOG-ACT-2..6)."""
+    from farmgames.envs.fields_of_green.game import _SEAT_ORDER, _TURN_ACTS, _TURN_PICKS
+
+    for n in (2, 3, 4):
+        for first in range(n):
+            order = [(first + i) % n for i in range(n)]
+            assert list(_SEAT_ORDER[n][first]) == order
+            if n > 2:
+                assert list(reversed(_TURN_PICKS[n][first])) == [("pick", p) for p in order] + [("reveal",)]
+                assert list(reversed(_TURN_ACTS[n][first])) == [("act", p) for p in order] + [("end_turn",)]
