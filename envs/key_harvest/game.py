@@ -80,6 +80,7 @@ from .board import (
     cached_neighbour_counts,
     dilate,
     group_of,
+    grow_counts,
     spaces,
     worker_kind,
 )
@@ -647,6 +648,7 @@ class Game:
 
     def _place_field(self, p: int, tile: int, surveyed: bool) -> None:
         """A field tile onto its own space, unharvested (KH-ACT-PLACE-5/6, KH-TILE-3)."""
+        grow_counts(self.fields[p], tile)  # speed: the neighbour counts of the new board, from the old board's
         self.fields[p] |= BIT[tile]
         self.unharvested[p] |= BIT[tile]
         self.changes.append(CH_BOARD + p)

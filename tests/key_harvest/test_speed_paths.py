@@ -108,6 +108,27 @@ def test_space_ids_equal_plain():
         assert game.space_ids(m) == [game.SPACE0 + s for s in spaces(m)]
 
 
+def test_grown_neighbour_counts_equal_plain():
+    """board.grow_counts (the counts of a board one tile larger, from the cached counts) against neighbour_counts,
+    and the counts cached for every board of random games."""
+    from farmgames.envs.key_harvest import board
+
+    rng = random.Random(4)
+    for _ in range(2000):
+        m = rng.getrandbits(56) & rng.getrandbits(56)
+        tile = rng.randrange(56)
+        board._COUNTS.clear()
+        board.grow_counts(m, tile)  # not cached: nothing to grow from
+        assert m | BIT[tile] not in board._COUNTS or m & BIT[tile]
+        cached_neighbour_counts(m)
+        board.grow_counts(m, tile)
+        assert cached_neighbour_counts(m | BIT[tile]) == neighbour_counts(m | BIT[tile])
+    for g in states(4, 160):
+        for f in g.fields:
+            assert cached_neighbour_counts(f) == neighbour_counts(f)
+    assert all(board._COUNTS[m] == neighbour_counts(m) for m in board._COUNTS)
+
+
 def test_cached_neighbour_counts_equal_plain():
     rng = random.Random(0)
     for _ in range(3000):
