@@ -208,12 +208,21 @@ def info_matches(info: tuple, flt: dict) -> bool:
 
 def count(farm, cell: int, counter: dict) -> int:
     """The value of a COUNTER for the card at ``cell``."""
+    # (loops rather than sum(genexpr): no closure per call; the engine counts at most harvests and builds)
     if "adjacent" in counter:
         flt = counter["adjacent"]
-        return sum(1 for n in farm.geometry.neighbours[cell] if matches(farm, n, flt))
+        total = 0
+        for n in farm.geometry.neighbours[cell]:
+            if matches(farm, n, flt):
+                total += 1
+        return total
     if "farm" in counter:
         flt = counter["farm"]
-        return sum(1 for c in farm.occupied if matches(farm, c, flt))
+        total = 0
+        for c in farm.occupied:
+            if matches(farm, c, flt):
+                total += 1
+        return total
     if "distinct_subtypes" in counter:
         kind = counter["distinct_subtypes"]
         seen = set()

@@ -159,7 +159,10 @@ class Farm:
         if not between:
             return False
         grid = self.grid
-        return any(grid[b] != EMPTY for b in between)
+        for b in between:  # (a loop, not any(genexpr): no closure per call)
+            if grid[b] != EMPTY:
+                return True
+        return False
 
     def towers_in_range(self, cell: int) -> list[int]:
         """Tower cells in range of ``cell`` that hold water, in cell order. Speed: :meth:`tower_in_range`
@@ -226,7 +229,13 @@ class Farm:
         return out
 
     def towers_with_room(self) -> list[int]:
-        return [t for t in sorted(self.tower_water) if self.tower_water[t] < self.tower_capacity[t]]
+        """Tower cells with room for a water token, in cell order (FOG-STORE-5)."""
+        capacity = self.tower_capacity
+        out = []
+        for t, w in sorted(self.tower_water.items()):  # (a loop: no closure per call)
+            if w < capacity[t]:
+                out.append(t)
+        return out
 
     @property
     def water(self) -> int:

@@ -16,6 +16,7 @@ import json
 import random
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import filterfalse
 from pathlib import Path
 from typing import Any
 
@@ -780,8 +781,7 @@ class Game:
         elif kind == "draw":
             self.phase = "draw"
             self.draw_counts = [[0] * 4 for _ in range(self.num_players)]
-            steps = [("split", p) if not self.fixed_split else ("draw_fixed", p) for p in self._seats()]
-            self._push_in_order(steps + [("draw_done",)])
+            self._push_in_order(self._draw_steps() + [("draw_done",)])
         elif kind == "draw_done":
             if self.two_player:
                 self._form_offer()
@@ -826,6 +826,10 @@ class Game:
         else:  # pragma: no cover - a frame name typo is a programming error
             raise RuntimeError(f"unknown frame {frame!r}")
 
+    def _draw_steps(self) -> list[tuple]:
+        """Each seat's draw in seat order: a split decision, or the fixed split of FOG-RUL-3."""
+        return [("split", p) if not self.fixed_split else ("draw_fixed", p) for p in self._seats()]
+
     def _run_for_seat(self, kind: str, frame: tuple) -> None:
         """The continuation frames that act for the seat in ``frame[1]`` (_SEAT_FRAMES), most frequent first
         (kept apart from the phase flow of _run so that a build or harvest step tests a few names, not 20)."""
@@ -853,6 +857,11 @@ class Game:
 
     # ------------------------------------------------------------------ legal actions
 
+    # No comprehension or generator in the hot functions of this section and the next (speed: in Python 3.11
+    # each is a function of its own, and every variable it reads becomes a cell the enclosing function
+    # allocates on every call, whichever branch runs): map(int.__add__), filterfalse and loops instead,
+    # the same lists; the rare kinds read their comprehensions in helpers.
+
     def _compute_legal(self) -> list[int]:
         frame = self._stack[-1]
         kind, p = frame[0], frame[1]
@@ -864,16 +873,24 @@ class Game:
         if kind == "act":  # (kinds in the order of their frequency)
             return self._act_legal(p, farm)
         if kind == "harvest":
-            return [L.HARVEST + c for c in self._harvest_cells(p, unused_only=True, payable=True)] + [L.HARVEST_END]
+            out = list(map(L.HARVEST.__add__, self._harvest_cells(p, unused_only=True, payable=True)))
+            out.append(L.HARVEST_END)
+            return out
         if kind == "split":
             splits = _legal_split_tuple(tuple(map(len, self.piles)))
             return list(map(L.SPLIT.__add__, splits))
         if kind == "pay_water":
-            return [L.PAY_WATER + t for t in farm.towers_in_range(frame[2])]
+            return list(map(L.PAY_WATER.__add__, farm.towers_in_range(frame[2])))
         if kind == "store_water":
-            return [L.STORE_WATER + t for t in farm.towers_with_room()]
+            return list(map(L.STORE_WATER.__add__, farm.towers_with_room()))
         if kind == "keep_equipment":
-            return [L.KEEP_EQUIPMENT + i for i in range(len(frame[2]))]
+            return list(range(L.KEEP_EQUIPMENT, L.KEEP_EQUIPMENT + len(frame[2])))
+        return self._rare_legal(frame, p, farm)
+
+    def _rare_legal(self, frame: tuple, p: int, farm: Farm) -> list[int]:
+        """The legal actions of the decisions that come up in fewer than 2% of the steps."""
+        kind = frame[0]
+        L = self.layout
         if kind == "place_equipment":
             tile = self.cards.equipment[frame[2]]
             cells = sorted(c for c in farm.occupied if self._tile_fits(farm, tile, c))
@@ -903,7 +920,10 @@ class Game:
                 if sum(farm.tower_water.values()) >= water:
                     # water in range of every frontier cell at once (Farm.water_by_cell: from the towers out)
                     reach = farm.water_by_cell(farm.frontier)
-                    out += [L.BUILD + c for c in frontier if reach.get(c, 0) >= water]
+                    build = L.BUILD
+                    for c in frontier:
+                        if reach.get(c, 0) >= water:
+                            out.append(build + c)
             else:
                 out += map(L.BUILD.__add__, frontier)
         if self.towers_left and coins >= TOWER_COST:  # FOG-ACT-TOWER-5
@@ -937,7 +957,11 @@ class Game:
         if memo is not None and memo[0] is occupied and memo[1] == len(occupied):
             return memo[2]
         grid, base = farm.grid, self._harvest_base  # towers, silos and other cards are not keys of harvest_base
-        sites = tuple([c for c in occupied if grid[c] in base])
+        found = []
+        for c in occupied:
+            if grid[c] in base:
+                found.append(c)
+        sites = tuple(found)
         farm.harvest_memo = (occupied, len(occupied), sites)
         return sites
 
@@ -946,10 +970,9 @@ class Game:
         grid, fallow, base = farm.grid, farm.fallow, self._harvest_base
         harvested = self.harvested if unused_only else ()
         # face-up locations with a harvest ability (not yet used), then costs (FOG-HARVEST-2/3)
+        out = list(filterfalse(fallow.__contains__, self._harvest_sites(farm)))
         if harvested:
-            out = [c for c in self._harvest_sites(farm) if c not in fallow and c not in harvested]
-        else:
-            out = [c for c in self._harvest_sites(farm) if c not in fallow]
+            out = list(filterfalse(harvested.__contains__, out))
         if payable:  # FOG-HARVEST-6..8
             paid = []
             coins, food, equipment = farm.coins, farm.food, farm.equipment
@@ -989,8 +1012,11 @@ class Game:
         present = farm.equipment.get(cell, ())
         if len(present) >= MAX_TILES_PER_LOCATION:
             return False
-        equipment = self.cards.equipment
-        return all(equipment[t].name != tile.name for t in present)
+        equipment, name = self.cards.equipment, tile.name
+        for t in present:  # (a loop, not all(genexpr): no closure per call)
+            if equipment[t].name == name:
+                return False
+        return True
 
     def _attachable(self, p: int, cell: int) -> list[int]:
         farm = self.farms[p]
@@ -1053,7 +1079,8 @@ class Game:
         elif kind == "keep_equipment":
             tiles = frame[2]
             kept = tiles[arg]
-            rest = [t for i, t in enumerate(tiles) if i != arg]
+            rest = list(tiles)
+            del rest[arg]  # the tiles not kept, in drawn order
             self.equipment_stack[0:0] = list(reversed(rest))  # FOG-EQUIP-3, FOG-RUL-19
             self._stack.append(("place_equipment", p, kept))
         elif kind == "place_equipment":
@@ -1078,7 +1105,10 @@ class Game:
             if arg:
                 farm.coins -= pay.get("coins", 0) * arg
                 farm.food -= pay.get("food", 0) * arg
-                self._gain(p, {k: v * arg for k, v in gain.items()}, cell)
+                times = {}
+                for res, amount in gain.items():
+                    times[res] = amount * arg
+                self._gain(p, times, cell)
         else:  # pragma: no cover
             raise RuntimeError(f"cannot apply to frame {frame!r}")
 

@@ -426,3 +426,37 @@ def test_prebuilt_seat_orders_and_turn_frames_equal_the_plain_rules():
             if n > 2:
                 assert list(reversed(_TURN_PICKS[n][first])) == [("pick", p) for p in order] + [("reveal",)]
                 assert list(reversed(_TURN_ACTS[n][first])) == [("act", p) for p in order] + [("end_turn",)]
+
+
+def test_hot_functions_allocate_no_cells():
+    """The comment above Game._compute_legal: the functions every step runs read no variable from a nested
+    comprehension or generator (in Python 3.11 each such variable is a cell allocated on every call)."""
+    from farmgames.envs.fields_of_green import effects
+    from farmgames.envs.fields_of_green.farm import Farm
+
+    hot = [
+        Game.apply,
+        Game.legal_actions,
+        Game._advance,
+        Game._skip_decision,
+        Game._run,
+        Game._run_for_seat,
+        Game._compute_legal,
+        Game._act_legal,
+        Game._apply,
+        Game._act,
+        Game._harvest_sites,
+        Game._harvest_cells,
+        Game._tile_fits,
+        Game._finish_build,
+        Game._run_ops,
+        Game._gain,
+        Farm.place,
+        Farm.tower_in_range,
+        Farm.towers_in_range,
+        Farm.water_in_range,
+        Farm.water_by_cell,
+        Farm.towers_with_room,
+        effects.count,
+    ]
+    assert [f.__qualname__ for f in hot if f.__code__.co_cellvars] == []
