@@ -353,9 +353,27 @@ class Game:
                 f"action {action} ({self._safe_name(action)}) is not legal in phase {self.phase}; legal: {self._legal}"
             )
         self.history.append(action)
-        f = self.stack[-1]
+        stack = self.stack
+        f = stack[-1]
         _DO[f[0]](self, f, action)
-        self._advance()
+        # speed: _advance inlined, with one table for both kinds of frame (_STEP: a continuation's handler runs
+        # it and returns None, a decision frame's returns its legal ids, a list, never None): the call and the
+        # name test per frame were ~4% of a decision. tests/key_harvest/test_speed_paths.py plays every action
+        # both ways (apply_plain: the action's handler, then _advance)
+        step = _STEP
+        while stack:
+            f = stack[-1]
+            legal = step[f[0]](self, f)
+            if legal is None:  # a continuation ran
+                continue
+            if not legal:
+                stack.pop()
+            elif legal == _ONLY_DONE:
+                _DO[f[0]](self, f, DONE)
+            else:
+                self._legal = legal
+                return
+        self._legal = []
 
     def _safe_name(self, action: int) -> str:
         try:
@@ -739,27 +757,7 @@ class Game:
     def _advance(self) -> None:
         """Run the continuations on top of the stack and the phases with no choice, up to the next decision
         with a choice (§16): a phase with no legal id is not entered, one whose only legal id is 0 is played
-        as if 0 had been chosen."""
-        # speed: one table for both kinds of frame (_STEP): a continuation's handler runs it and returns None,
-        # a decision frame's returns its legal ids (a list, never None); tests/key_harvest/test_speed_paths.py
-        # plays games beside _advance_plain, the two-table loop
-        stack, step = self.stack, _STEP
-        while stack:
-            f = stack[-1]
-            legal = step[f[0]](self, f)
-            if legal is None:  # a continuation ran
-                continue
-            if not legal:
-                stack.pop()
-            elif legal == _ONLY_DONE:
-                _DO[f[0]](self, f, DONE)
-            else:
-                self._legal = legal
-                return
-        self._legal = []
-
-    def _advance_plain(self) -> None:
-        """:meth:`_advance` as the rules read: continuations and decision frames told apart by name."""
+        as if 0 had been chosen. (``apply`` runs the same loop inlined; this one serves setup and loading.)"""
         stack = self.stack
         while stack:
             f = stack[-1]
@@ -1387,5 +1385,5 @@ _TURN = tuple(("turn", p) for p in range(4))
 _LEGAL = {name: getattr(Game, "_l_" + name) for name in PHASE_OF}
 _DO = {name: getattr(Game, "_d_" + name) for name in PHASE_OF}
 _RUN = {name: getattr(Game, "_c_" + name) for name in CONTINUATIONS}
-_STEP = {**_LEGAL, **_RUN}  # Game._advance: decision frames give their legal ids, continuations None
+_STEP = {**_LEGAL, **_RUN}  # Game.apply's loop: decision frames give their legal ids, continuations None
 _ONLY_DONE = [DONE]
