@@ -540,8 +540,12 @@ class Game:
         # answers ~80% of the calls of random play (tests/key_harvest/test_speed_paths.py compares the answer
         # with _can_play_worker_plain)
         ws, b = self.worker_space, FARMHANDS * p
-        if (ws[b] < 0 or ws[b + 1] < 0) and self._spaces_for_one(p):
-            return True
+        if ws[b] < 0 or ws[b + 1] < 0:
+            one = _ONE_SPACES.get((self.fields[p], self.workers[p]))  # _spaces_for_one's cache, looked up here
+            if one is None:
+                one = self._spaces_for_one(p)
+            if one:
+                return True
         key = self._worker_key(p)
         playable = _PLAYABLE.get(key)
         if playable is None:
@@ -944,7 +948,7 @@ class Game:
         self.stack[-1] = ("space", p, tile, f[2])
 
     def _l_space(self, f: tuple) -> list[int]:
-        return space_ids(self.worker_spaces(f[1], NUMBER[worker_kind(f[2])]))
+        return space_ids(self.worker_spaces(f[1], _TILE_NUMBER[f[2]]))  # the worker's number
 
     def _d_space(self, f: tuple, action: int) -> None:
         _, p, tile, _ctx = f
@@ -984,7 +988,7 @@ class Game:
 
     # REPLACE (KH-ACT-PLACE-7/8/11, KH-RULING-15): ("replace", p, tile, surveyed)
     def _l_replace(self, f: tuple) -> list[int]:
-        return [DONE, *space_ids(self.worker_spaces(f[1], NUMBER[worker_kind(f[2])]))]
+        return [DONE, *space_ids(self.worker_spaces(f[1], _TILE_NUMBER[f[2]]))]
 
     def _d_replace(self, f: tuple, action: int) -> None:
         _, p, tile, surveyed = f

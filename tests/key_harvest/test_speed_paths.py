@@ -342,3 +342,15 @@ def test_legal_actions_is_a_fresh_list():
     g.apply(g.legal_actions()[0])
     g.over = True  # a state marked over by hand has no legal action
     assert g.legal_actions() == []
+
+
+def test_giveable_and_tile_numbers_equal_plain():
+    """auction.giveable (compress over a selector per given-set) against giveable_plain (KH-RULING-13) for
+    random supplies, stocks, given sets and counts; the worker tiles' numbers against NUMBER[worker_kind]."""
+    rng = random.Random(5)
+    for _ in range(5000):
+        supply = [rng.choice((0, 0, 1, 2, 5)) for _ in range(NUM_CROPS)]
+        stock = [rng.choice((0, 0, 1, 3, 12)) for _ in range(NUM_CROPS)]
+        given, count = rng.getrandbits(NUM_CROPS) & rng.getrandbits(NUM_CROPS), rng.randrange(4)
+        assert auction.giveable(supply, stock, given, count) == auction.giveable_plain(supply, stock, given, count)
+    assert game._TILE_NUMBER == tuple(NUMBER[worker_kind(t)] for t in range(30))
