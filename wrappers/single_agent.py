@@ -466,10 +466,7 @@ class SingleAgentEnv(gymnasium.Env):
         observer = raw.observer
         cached = self._direct_buf
         if cached is None or cached[0] is not observer:  # first use, or a new observer (after unpickling)
-            buf = observer.new_buffer()
-            src = memoryview(buf.flat).cast("B")
-            copies = [(d * 4, (d + n) * 4, src[s * 4 : (s + n) * 4]) for s, d, n in self._runs]
-            cached = self._direct_buf = (observer, buf, copies)
+            cached = self._direct_buf = self._direct_cache(observer)
         seat = self.learner_seat
         observer.fill(raw.game, seat, cached[1])
         flat = np.empty(self._flat_size, dtype=np.float32)
@@ -482,9 +479,20 @@ class SingleAgentEnv(gymnasium.Env):
         self._obs = {"observation": flat, "action_mask": np.frombuffer(bits, dtype=np.int8)}
         return flat
 
+    def _direct_cache(self, observer: Any) -> tuple[Any, Any, list[tuple[int, int, memoryview]]]:
+        """The direct path's buffer and its copies: (observer, buffer, [(dst_start, dst_stop, src bytes)]).
+        Out of line, as every comprehension of the per-step methods: in 3.11 the locals a comprehension
+        reads are cells, allocated on every call of the method that holds it."""
+        buf = observer.new_buffer()
+        src = memoryview(buf.flat).cast("B")
+        return observer, buf, [(d * 4, (d + n) * 4, src[s * 4 : (s + n) * 4]) for s, d, n in self._runs]
+
     def _learner_obs(self) -> np.ndarray:
         if self._direct:
             return self._learner_obs_direct()
+        return self._learner_obs_plain()
+
+    def _learner_obs_plain(self) -> np.ndarray:
         obs = self._raw.observe(self._learner_agent)
         views = obs["observation"] if self._flat_plan is not None else None
         if not isinstance(views, dict):  # another observation mode: the flatten wrapper's plain path
@@ -528,7 +536,7 @@ class SingleAgentEnv(gymnasium.Env):
             scores = [s.total for s in game.scores()]
             winners = game.winners()
             me = self.learner_seat
-            best_other = max(s for i, s in enumerate(scores) if i != me)
+            best_other = _best_other(scores, me)
             info.update(
                 {
                     "scores": scores,
@@ -562,7 +570,7 @@ class SingleAgentEnv(gymnasium.Env):
             game = self.game
             scores[:] = [s.total for s in game.scores()]
             winners[list(game.winners())] = 1
-            margin = float(scores[me] - max(float(s) for i, s in enumerate(scores) if i != me))
+            margin = float(scores[me] - _best_other([float(x) for x in scores], me))
         return {
             "action_mask": self._mask(),  # fresh per learner observation, never written again
             "learner_seat": me,
@@ -577,6 +585,11 @@ class SingleAgentEnv(gymnasium.Env):
             "pool_opponents": int(self._used_pool),
             "game_seed": self.game_seed,
         }
+
+
+def _best_other(scores: list[Any], me: int) -> Any:
+    """The best score of the seats but ``me`` (a function of its own: see ``_direct_cache``)."""
+    return max(x for i, x in enumerate(scores) if i != me)
 
 
 class FieldsOfGreenSingleAgentEnv(SingleAgentEnv):

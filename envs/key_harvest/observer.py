@@ -698,25 +698,30 @@ class Observer:
         two = self.num_players == 2
         key = (two, *st, *net) if two else (two, sum(st), *net, *mn)  # 3-4 players: only the public start total
         block = _COUNTERS.get(key)
-        if block is None:
-            if two:  # the 2-player start counters are public (KH-SETUP-18)
-                ex = [st[c] + net[c] for c in range(NUM_CROPS)]
-                known, low = 1, ex
-            else:
-                ex, known, low = [0] * NUM_CROPS, 0, [net[c] - mn[c] for c in range(NUM_CROPS)]
-            if len(_COUNTERS) >= 1 << 14:  # ~4 MB at most
-                _COUNTERS.clear()
-            block = _COUNTERS[key] = self._pack_counters(
-                sum(st) + sum(net),
-                known,
-                *ex,
-                *low,
-                *[x if x > 0 else 0 for x in net],
-                *[-x if x < 0 else 0 for x in net],
-            )
+        if block is None:  # computed out of line: a comprehension here would make its locals cells (3.11)
+            block = self._counters_block(two, st, net, mn, key)
         if self._counters_seen[q] is not block:
             self._counters_seen[q] = block
             self._counters_bytes[q][:] = block
+
+    def _counters_block(self, two: bool, st: list[int], net: list[int], mn: list[int], key: tuple) -> bytes:
+        """The ``_write_counters`` block of one key, computed and kept."""
+        if two:  # the 2-player start counters are public (KH-SETUP-18)
+            ex = [st[c] + net[c] for c in range(NUM_CROPS)]
+            known, low = 1, ex
+        else:
+            ex, known, low = [0] * NUM_CROPS, 0, [net[c] - mn[c] for c in range(NUM_CROPS)]
+        if len(_COUNTERS) >= 1 << 14:  # ~4 MB at most
+            _COUNTERS.clear()
+        block = _COUNTERS[key] = self._pack_counters(
+            sum(st) + sum(net),
+            known,
+            *ex,
+            *low,
+            *[x if x > 0 else 0 for x in net],
+            *[-x if x < 0 else 0 for x in net],
+        )
+        return block
 
     def _write_bids(self, game: Any, q: int) -> None:
         (b0, b1) = game.bids[q]
@@ -880,16 +885,22 @@ class Observer:
             # never equals a (frame, event kind) pair
             context = f if ev < 0 else (f, EVENT_TILES[ev - NUM_SPACES])
             block = _CONTEXTS.get(context)
-            if block is None:  # the plain computation, cut to the context part, and ctx_spaces (as bits())
-                out = [0.0] * NSF
-                if f is not None:
-                    self._context(game, f, out)
-                if len(_CONTEXTS) >= 8192:  # a few MB, shared by every observer
-                    _CONTEXTS.clear()
-                m = _ctx_mask(f)
-                ctx = b"".join([_BYTE_FLOATS[m >> i & 255] for i in range(0, NUM_SPACES, 8)])
-                block = _CONTEXTS[context] = self._pack_context(*out[_PHASE0:]) + ctx
+            if block is None:  # out of line (a comprehension here would make its locals cells, 3.11)
+                block = self._context_block(game, f, context)
             self._context_bytes[:] = block
+
+    def _context_block(self, game: Any, f: tuple | None, context: Any) -> bytes:
+        """The plain computation cut to the context part of ``state``, and ``ctx_spaces`` (as bits()), kept
+        in _CONTEXTS."""
+        out = [0.0] * NSF
+        if f is not None:
+            self._context(game, f, out)
+        if len(_CONTEXTS) >= 8192:  # a few MB, shared by every observer
+            _CONTEXTS.clear()
+        m = _ctx_mask(f)
+        ctx = b"".join([_BYTE_FLOATS[m >> i & 255] for i in range(0, NUM_SPACES, 8)])
+        block = _CONTEXTS[context] = self._pack_context(*out[_PHASE0:]) + ctx
+        return block
 
     def _write_store(self, game: Any, v: dict, k: int, q: int) -> None:
         st = v["store_tile"][k]
