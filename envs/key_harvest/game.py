@@ -927,7 +927,11 @@ class Game:
         p = f[1]
         b = FARMHANDS * p
         off = self.worker_space[b : b + FARMHANDS] + self.town  # worker kind k is available when off[k] < 0
-        return [a for k, a in _WORKER_IDS[self._placement(p)[3]] if off[k] < 0]
+        out = []
+        for k, a in _WORKER_IDS[self._placement(p)[3]]:  # a loop, not a comprehension: no cell for ``off``
+            if off[k] < 0:
+                out.append(a)
+        return out
 
     def _l_worker_plain(self, p: int) -> list[int]:
         out = []
