@@ -1167,8 +1167,12 @@ class Game:
         self.stack.append(("give", p, limit, given | 1 << c, count + 1))
 
     def _l_take(self, f: tuple) -> list[int]:
-        given = f[3]
-        return [CROP0 + c for c in range(NUM_CROPS) if self.stock[c] and not given >> c & 1]
+        given, stock = f[3], self.stock
+        out = []  # the crops in the stock not given in this exchange (a loop: no cells, see _l_worker)
+        for c in range(NUM_CROPS):
+            if stock[c] and not given >> c & 1:
+                out.append(CROP0 + c)
+        return out
 
     def _d_take(self, f: tuple, action: int) -> None:
         _, p, left, given = f

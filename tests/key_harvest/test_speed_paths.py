@@ -176,6 +176,8 @@ def test_crop_lists_equal_plain(n):
     for g in states(n, 90 + n, every=2):
         stock = [CROP0 + c for c in range(NUM_CROPS) if g.stock[c]]
         assert g._l_subst(("subst", 0)) == stock
+        for given in (0, 1, 6, 21, 31):  # TAKE (KH-RULING-13): the crops in the stock not given
+            assert g._l_take(("take", 0, 1, given)) == [a for a in stock if not given >> (a - CROP0) & 1]
         assert g._l_crop(("crop", 0, "apprentice", -1)) == [DONE] + stock
         for p in range(n):
             supply = [CROP0 + c for c in range(NUM_CROPS) if g.supply[p][c]]
