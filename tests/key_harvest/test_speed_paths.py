@@ -356,3 +356,54 @@ def test_giveable_and_tile_numbers_equal_plain():
         given, count = rng.getrandbits(NUM_CROPS) & rng.getrandbits(NUM_CROPS), rng.randrange(4)
         assert auction.giveable(supply, stock, given, count) == auction.giveable_plain(supply, stock, given, count)
     assert game._TILE_NUMBER == tuple(NUMBER[worker_kind(t)] for t in range(30))
+
+
+def test_decision_functions_have_no_cells():
+    """The functions a decision runs hold no closure cells (in CPython 3.11 a local read by a comprehension,
+    generator or lambda is a cell allocated on every call, whichever branch runs): every phase's legal list,
+    handler and continuation and the helpers they call (tests/speed/test_no_cells.py does the same for the
+    adapters and the observer)."""
+    from farmgames.envs.key_harvest import board
+
+    hot = [
+        Game.apply,
+        Game.legal_actions,
+        *game._LEGAL.values(),
+        *game._DO.values(),
+        *game._RUN.values(),
+        Game.can_play_worker,
+        Game._spaces_for_one,
+        Game._can_play_worker_plain,
+        Game.has_store_choice,
+        Game.store_choices,
+        Game.can_take_registry,
+        Game.worker_spaces,
+        Game._placement,
+        Game._placement_plain,
+        Game._worker_key,
+        Game._end_turn,
+        Game._finish,
+        Game._gain,
+        Game._lose,
+        Game._take_from_stock,
+        Game._give_to_stock,
+        Game._harvest_tile,
+        Game._place_field,
+        Game._lift_worker,
+        Game._return_worker,
+        Game._place_worker,
+        Game._benefit,
+        Game._extra_letters,
+        Game._start_event,
+        game.space_ids,
+        game._worker_neighbours,
+        auction.settle,
+        auction.giveable,
+        board.group_of,
+        board.grow_counts,
+        board.cached_neighbour_counts,
+        board.neighbour_counts,
+        board.dilate,
+        board.spaces,
+    ]
+    assert [f.__qualname__ for f in hot if f.__code__.co_cellvars] == []
