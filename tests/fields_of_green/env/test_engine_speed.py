@@ -460,3 +460,21 @@ def test_hot_functions_allocate_no_cells():
         effects.count,
     ]
     assert [f.__qualname__ for f in hot if f.__code__.co_cellvars] == []
+
+
+def test_passing_by_rotation_equals_the_plain_loop():
+    """Game._pass_hands: seat p's hand goes to seat p + 1 clockwise, p - 1 counterclockwise (FOG-ACT-5,
+    FOG-RUL-29), sorted, in new lists."""
+    for n in (3, 4):
+        for direction, step in (("clockwise", 1), ("counterclockwise", -1)):
+            game = Game(num_players=n, seed=n)
+            game.hands = [[9 * p + 3, 9 * p + 1, 9 * p + 2][: 3 - p % 2] for p in range(n)]
+            game.direction = direction
+            before = [h[:] for h in game.hands]
+            plain = [[] for _ in range(n)]
+            for p in range(n):
+                plain[(p + step) % n] = sorted(before[p])
+            old = game.hands
+            game._pass_hands()
+            assert game.hands == plain
+            assert not any(h is o for h in game.hands for o in old)
