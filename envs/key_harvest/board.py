@@ -208,3 +208,6 @@ NUM_WORKER_TILES = 30
 
 def worker_kind(tile: int) -> int:
     return tile % 6 if tile < TOWNSFOLK_BASE else 6 + tile - TOWNSFOLK_BASE
+
+
+TILE_NUMBER: tuple[int, ...] = tuple(NUMBER[worker_kind(t)] for t in range(NUM_WORKER_TILES))  # tile -> number

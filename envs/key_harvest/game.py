@@ -65,7 +65,6 @@ from .board import (
     NUM_CROPS,
     NUM_EVENT_TILES,
     NUM_SPACES,
-    NUM_WORKER_TILES,
     NUMBER,
     PAIR_COLOURS,
     REGISTRY_SPACES,
@@ -75,6 +74,7 @@ from .board import (
     START_COUNTERS,
     START_PAIRS,
     STORE_SPACES,
+    TILE_NUMBER,
     TOWNSFOLK_BASE,
     WORKERS,
     cached_neighbour_counts,
@@ -107,7 +107,6 @@ _WORKER_IDS = tuple(
     tuple((k, FARMHAND0 + k if k < FARMHANDS else TOWNSFOLK0 + k - FARMHANDS) for k in range(12) if ok >> NUMBER[k] & 1)
     for ok in range(64)
 )
-_TILE_NUMBER = tuple(NUMBER[worker_kind(t)] for t in range(NUM_WORKER_TILES))  # worker tile -> its number
 _ONE_SPACES: dict[tuple[int, int], int] = {}  # (fields, workers) -> spaces_for_one, Game._spaces_for_one
 _NEAR_FIELDS: dict[int, int] = {}  # fields -> dilate(fields), Game._spaces_for_one
 
@@ -506,7 +505,7 @@ class Game:
                 nb = NEIGHBOUR_MASK[s]
                 near_workers |= nb
                 if not nb & w:
-                    lower.append((_TILE_NUMBER[at[s]], BIT[s]))
+                    lower.append((TILE_NUMBER[at[s]], BIT[s]))
         empty = FULL & ~(f | w) & ~near_workers
         counts = cached_neighbour_counts(f)
         by_number = []  # the spaces of a worker numbered 1..5: enough field neighbours (KH-ACT-WORKER-3..5)
@@ -952,7 +951,7 @@ class Game:
         self.stack[-1] = ("space", p, tile, f[2])
 
     def _l_space(self, f: tuple) -> list[int]:
-        return space_ids(self.worker_spaces(f[1], _TILE_NUMBER[f[2]]))  # the worker's number
+        return space_ids(self.worker_spaces(f[1], TILE_NUMBER[f[2]]))  # the worker's number
 
     def _d_space(self, f: tuple, action: int) -> None:
         _, p, tile, _ctx = f
@@ -992,7 +991,7 @@ class Game:
 
     # REPLACE (KH-ACT-PLACE-7/8/11, KH-RULING-15): ("replace", p, tile, surveyed)
     def _l_replace(self, f: tuple) -> list[int]:
-        return [DONE, *space_ids(self.worker_spaces(f[1], _TILE_NUMBER[f[2]]))]
+        return [DONE, *space_ids(self.worker_spaces(f[1], TILE_NUMBER[f[2]]))]
 
     def _d_replace(self, f: tuple, action: int) -> None:
         _, p, tile, surveyed = f

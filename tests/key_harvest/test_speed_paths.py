@@ -355,7 +355,7 @@ def test_giveable_and_tile_numbers_equal_plain():
         stock = [rng.choice((0, 0, 1, 3, 12)) for _ in range(NUM_CROPS)]
         given, count = rng.getrandbits(NUM_CROPS) & rng.getrandbits(NUM_CROPS), rng.randrange(4)
         assert auction.giveable(supply, stock, given, count) == auction.giveable_plain(supply, stock, given, count)
-    assert game._TILE_NUMBER == tuple(NUMBER[worker_kind(t)] for t in range(30))
+    assert game.TILE_NUMBER == tuple(NUMBER[worker_kind(t)] for t in range(30))
 
 
 def test_decision_functions_have_no_cells():
