@@ -407,3 +407,34 @@ def test_decision_functions_have_no_cells():
         board.spaces,
     ]
     assert [f.__qualname__ for f in hot if f.__code__.co_cellvars] == []
+
+
+def test_clone_copies_every_slot():
+    """Game keeps its state in slots: a clone has every slot equal to the original's, shares no list (at any
+    depth) with it, starts a new change log, carries other attributes over but the kept final scores; pickle
+    and deepcopy give the same state."""
+    import copy
+    import pickle
+
+    rng = random.Random(6)
+    for n in (2, 4):
+        g = Game(n, 20 + n)
+        g.note = "kept"  # an attribute outside the slots (as infostate's resampled deal)
+        while not g.is_terminal():
+            g.apply(rng.choice(g.legal_actions()))
+            if len(g.history) % 37 == 0 or g.is_terminal():
+                g.scores()
+                c = g.clone()
+                for name in Game.__slots__:
+                    if name in ("__dict__", "changes"):
+                        continue
+                    a, b = getattr(g, name), getattr(c, name)
+                    assert a == b, name
+                    if isinstance(a, list):
+                        assert a is not b, name
+                        for x, y in zip(a, b):
+                            if isinstance(x, list):
+                                assert x is not y, name
+                                assert all(u is not v for u, v in zip(x, y) if isinstance(u, list)), name
+                assert c.changes == [] and c.note == "kept" and "_final_scores" not in c.__dict__
+                assert pickle.loads(pickle.dumps(g)).to_json() == g.to_json() == copy.deepcopy(g).to_json()
