@@ -153,10 +153,11 @@ def _cached_embedded(data: DataText) -> CardSet:
 
 # _SEAT_ORDER[n][first]: the seats in order from the first player (FOG-DRAW-1, FOG-RUL-15); _TURN_PICKS and
 # _TURN_ACTS: a 3-4 player turn's frames in that order, as pushed (last-first) by the turn and reveal frames
+# (2 players too: a loaded state may hold those frames)
 # (speed: prebuilt tuples instead of two comprehensions per turn; frames are immutable, so games share them)
 _SEAT_ORDER = {n: tuple(tuple((first + i) % n for i in range(n)) for first in range(n)) for n in (2, 3, 4)}
-_TURN_PICKS = {n: tuple((("reveal",), *(("pick", p) for p in reversed(o))) for o in _SEAT_ORDER[n]) for n in (3, 4)}
-_TURN_ACTS = {n: tuple((("end_turn",), *(("act", p) for p in reversed(o))) for o in _SEAT_ORDER[n]) for n in (3, 4)}
+_TURN_PICKS = {n: tuple((("reveal",), *(("pick", p) for p in reversed(o))) for o in _SEAT_ORDER[n]) for n in (2, 3, 4)}
+_TURN_ACTS = {n: tuple((("end_turn",), *(("act", p) for p in reversed(o))) for o in _SEAT_ORDER[n]) for n in (2, 3, 4)}
 
 # every split is legal while each pile holds a full hand (FOG-DRAW-2..4: 6 cards from at least 3 piles)
 _ALL_SPLITS = tuple(i for i, _ in _SPLIT_CANDIDATES[HAND_SIZE][3])
