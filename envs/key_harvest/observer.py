@@ -271,6 +271,42 @@ class Observer:
     ``ctx_spaces``; every player axis starts with the viewer.
     """
 
+    # slots: 32 attributes are more than the 30 that CPython 3.11 keeps as shared-key instance values
+    __slots__ = (
+        "_bag_seen",
+        "_board_mv",
+        "_board_seen",
+        "_context_bytes",
+        "_counters_bytes",
+        "_counters_seen",
+        "_event_seen",
+        "_fallow_seen",
+        "_flags_seen",
+        "_frame_seen",
+        "_game",
+        "_handlers",
+        "_log",
+        "_master",
+        "_new_seen",
+        "_own",
+        "_plans",
+        "_pools",
+        "_pos",
+        "_public",
+        "_registry_seen",
+        "_row_mv",
+        "_rows",
+        "_seat_handlers",
+        "_state0",
+        "_store_seen",
+        "_town_seen",
+        "_towns",
+        "_turn_bytes",
+        "_workers_seen",
+        "layout",
+        "num_players",
+    )
+
     _pack_own_row = struct.Struct(f"{1 + 2 * NUM_CROPS}f").pack  # supply_known, supply_exact_*, supply_min_*
     _pack_own_state = struct.Struct(f"{2 * NUM_CROPS}f").pack  # own_*, start_pool_others_*
     _pack_workers = struct.Struct(f"{2 * FARMHANDS}f").pack_into  # farmhand_off_*, rebenefit_*
@@ -406,7 +442,8 @@ class Observer:
         return {"num_players": self.num_players, "layout": self.layout, "_rows": self._rows, "_public": self._public}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        for name, value in state.items():
+            setattr(self, name, value)
         self._init_caches()
 
     @staticmethod
