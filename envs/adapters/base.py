@@ -65,8 +65,43 @@ class BoardGameEnvBase:
     spec: ClassVar[GameSpec]
     #: the parallel env appends a ``noop`` action when the game has none of its own
     _appends_noop: ClassVar[bool] = False
-    _stopped: bool = False  # an illegal action ended the game (illegal_action="terminate")
+    # What every step reads lives in slots: an env has ≈ 55 attributes, more than the 30 that CPython 3.11
+    # keeps as shared-key instance values, so in the instance dict each ``self.x`` is a dict lookup. The rest
+    # (and PettingZoo's own attributes) stay in ``__dict__``; pickling carries both (``__getstate__``).
+    __slots__ = (
+        "game",
+        "observer",
+        "_version",
+        "_slots",
+        "_slot_of",
+        "_slot_version",
+        "_slot_history",
+        "_handed",
+        "_handed_mask",
+        "reuse_buffers",
+        "observation_mode",
+        "space_n",
+        "_terminal_all",
+        "_stopped",  # an illegal action ended the game (illegal_action="terminate")
+        "_legal_hook",
+        "_mask_zeros",
+        "_mask_ones",
+        "_recall",
+        "_fixed_infos",
+        "info_mask",
+        "agent_name_mapping",
+        "possible_agents",
+        "agents",
+        "agent_selection",
+        "rewards",
+        "_cumulative_rewards",
+        "terminations",
+        "truncations",
+        "infos",
+        "__dict__",
+    )
     agents: list[str]
+    _stopped: bool
 
     def _setup(self, num_players: Any, render_mode: str | None, variant: dict[str, Any]) -> None:
         spec = self.spec
@@ -262,7 +297,8 @@ class BoardGameEnvBase:
         """Everything but the observer and the observation buffers (memoryviews, incremental caches):
         ``__setstate__`` rebuilds them, replaying the observer's perfect-recall hooks where it has them,
         so that a copy steps in lock step with the original."""
-        state = self.__dict__.copy()
+        state = {name: getattr(self, name) for name in _SLOT_NAMES if hasattr(self, name)}
+        state.update(self.__dict__)
         for name in (
             "observer",
             "_slots",
@@ -277,7 +313,8 @@ class BoardGameEnvBase:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        for name, value in state.items():
+            setattr(self, name, value)
         game = self.game
         self.observer = self.spec.new_observer(game, **self._observer_kwargs)
         if self._recall and self._recall_origin is not None:
@@ -497,6 +534,9 @@ class BoardGameEnvBase:
 
     def __str__(self) -> str:
         return self.spec.env_name
+
+
+_SLOT_NAMES = tuple(name for name in BoardGameEnvBase.__slots__ if name != "__dict__")
 
 
 def metadata(spec: GameSpec, parallelizable: bool) -> dict[str, Any]:
