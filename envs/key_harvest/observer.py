@@ -50,6 +50,7 @@ from .board import (
     SAFETY_ROUNDS,
     START_COUNTERS,
     STORE_SPACES,
+    TILE_NUMBER,
     TOTAL_COUNTERS,
     TOWNSFOLK_BASE,
     WORKERS,
@@ -296,6 +297,7 @@ class Observer:
         "_registry_seen",
         "_row_mv",
         "_rows",
+        "_seat_plan",
         "_seat_handlers",
         "_state0",
         "_store_seen",
@@ -407,6 +409,7 @@ class Observer:
         assert e["registry"].stop == e["tile_places"].start and e["tile_places"].stop == e["event_spaces"].start
         assert e["state"].stop == e["ctx_spaces"].start and _SF["bag_fields"] == 3 * NUM_CROPS
         self._plans: dict[int, _Plan] = {}  # id(buffer.flat) -> its plan (see _plan)
+        self._seat_plan: list[_Plan | None] = [None] * n  # per seat: the plan fill used last
         self._make_handlers()
         # state's context part and ctx_spaces, as bytes (the _CONTEXTS blocks are bytes)
         self._context_bytes = mv.cast("B")[4 * (state + _PHASE0) : 4 * e["ctx_spaces"].stop]
@@ -549,9 +552,12 @@ class Observer:
         self._pos = len(log)
         self._sync_decision(game)
         flat = buffer.flat
-        plan = self._plans.get(id(flat))
-        if plan is None or plan.flat is not flat or plan.seat != seat or buffer.memo.get(_MEMO) != plan.stamp:
-            plan = self._plan(buffer, seat)
+        plan = self._seat_plan[seat]  # the plan of this seat's last buffer (one buffer per seat: a hit)
+        if plan is None or plan.flat is not flat or buffer.memo.get(_MEMO) != plan.stamp:
+            plan = self._plans.get(id(flat))
+            if plan is None or plan.flat is not flat or plan.seat != seat or buffer.memo.get(_MEMO) != plan.stamp:
+                plan = self._plan(buffer, seat)
+            self._seat_plan[seat] = plan
         for dst, src in plan.copies:  # ~11 memcpys of 15 KB in all (4 players)
             dst[:] = src
         own = self._own[seat]
@@ -689,7 +695,7 @@ class Observer:
                 o = N_PLANES * s + 8
                 if w >> s & 1:
                     tile = at[s]
-                    mv[o], mv[o + 1], mv[o + 2] = 1, NUMBER[worker_kind(tile)], tile >= TOWNSFOLK_BASE
+                    mv[o], mv[o + 1], mv[o + 2] = 1, TILE_NUMBER[tile], tile >= TOWNSFOLK_BASE
                 else:
                     mv[o], mv[o + 1], mv[o + 2] = 0, 0, 0
             old_at = list(at)
