@@ -105,6 +105,8 @@ def test_smoke_targets_and_markdown(smoke_report):
     for heading in ("## Machine", "## Targets", "## Throughput", "## Memory", "## Observation size", "## MaskablePPO"):
         assert heading in markdown
     assert "connect_four_v3" in markdown
+    # the header repeats the command that wrote the file, with the path it was given
+    assert f"--markdown {report['markdown']}`" in markdown and report["markdown"].endswith("bench.md")
 
 
 def test_summarise_and_ratio_helpers():

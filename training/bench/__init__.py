@@ -317,6 +317,8 @@ def measure(args: argparse.Namespace) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     report = measure(args)
+    if args.markdown:
+        report["markdown"] = args.markdown  # the command line the tables' header repeats
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(report, indent=2) + "\n")

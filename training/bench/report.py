@@ -336,7 +336,7 @@ def _command(report: dict) -> str:
     mode = {"quick": " --quick", "smoke": " --smoke", "full": ""}[report["mode"]]
     games = report.get("games", [TARGET_GAME])
     game = "" if games == [TARGET_GAME] else f" --game {','.join(games)}"
-    return f"farmgames bench{mode}{game} --markdown docs/bench.md"
+    return f"farmgames bench{mode}{game} --markdown {report.get('markdown', 'docs/bench.md')}"
 
 
 def to_markdown(report: dict) -> str:
