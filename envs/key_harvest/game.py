@@ -212,6 +212,51 @@ def check_players(n: Any) -> int:
     return n
 
 
+# The state a JSON record carries (to_json/from_json); with the decision stack, the change log and the cached
+# legal list it is every slot of a Game.
+STATE_FIELDS: tuple[str, ...] = (
+    "num_players",
+    "seed",
+    "first_player",
+    "history",
+    "start_player",
+    "pairs",
+    "fields",
+    "unharvested",
+    "workers",
+    "worker_at",
+    "worker_space",
+    "town",
+    "roles",
+    "start",
+    "pool",
+    "supply",
+    "net",
+    "min_net",
+    "stock",
+    "registry",
+    "removed",
+    "bag",
+    "events",
+    "fallow",
+    "store",
+    "bids",
+    "new_in_store",
+    "active",
+    "taken",
+    "actions_taken",
+    "rebenefit",
+    "pending_extra",
+    "event_depth",
+    "end_triggered",
+    "turns_left",
+    "rounds",
+    "turns",
+    "truncated",
+    "over",
+)
+
+
 class Game:
     """A Key Harvest game for 2-4 players (seats 0..n-1, clockwise = increasing seat)."""
 
@@ -219,52 +264,8 @@ class Game:
     # speed: the state in slots (a Game has 42 attributes, beyond the 30 that 3.11 keeps in an instance's
     # shared-key values, so every self.x was a dict lookup; slots are read at a fixed offset: -4.6% of the
     # engine's instructions); "__dict__" keeps room for other attributes (the kept final scores, a resampled
-    # deal, an instance's _advance stand-in). clone copies every slot; to_json/from_json go by _FIELDS.
-    __slots__ = (
-        "num_players",
-        "seed",
-        "first_player",
-        "history",
-        "changes",
-        "_legal",
-        "start_player",
-        "active",
-        "taken",
-        "actions_taken",
-        "rebenefit",
-        "pending_extra",
-        "event_depth",
-        "end_triggered",
-        "turns_left",
-        "rounds",
-        "turns",
-        "truncated",
-        "over",
-        "fields",
-        "unharvested",
-        "workers",
-        "worker_space",
-        "town",
-        "registry",
-        "stock",
-        "bag",
-        "events",
-        "removed",
-        "fallow",
-        "new_in_store",
-        "stack",
-        "pairs",
-        "roles",
-        "pool",
-        "worker_at",
-        "start",
-        "supply",
-        "net",
-        "min_net",
-        "store",
-        "bids",
-        "__dict__",
-    )
+    # deal, an instance's _advance stand-in). clone copies every slot; to_json/from_json go by STATE_FIELDS.
+    __slots__ = (*STATE_FIELDS, "stack", "changes", "_legal", "__dict__")
 
     def __init__(self, num_players: int = 4, seed: int = 0, first_player: int | None = None):
         self.num_players = check_players(num_players)
@@ -1351,47 +1352,7 @@ class Game:
 
     # ---------------------------------------------------------------------------------- JSON
 
-    _FIELDS = (
-        "num_players",
-        "seed",
-        "first_player",
-        "history",
-        "start_player",
-        "pairs",
-        "fields",
-        "unharvested",
-        "workers",
-        "worker_at",
-        "worker_space",
-        "town",
-        "roles",
-        "start",
-        "pool",
-        "supply",
-        "net",
-        "min_net",
-        "stock",
-        "registry",
-        "removed",
-        "bag",
-        "events",
-        "fallow",
-        "store",
-        "bids",
-        "new_in_store",
-        "active",
-        "taken",
-        "actions_taken",
-        "rebenefit",
-        "pending_extra",
-        "event_depth",
-        "end_triggered",
-        "turns_left",
-        "rounds",
-        "turns",
-        "truncated",
-        "over",
-    )
+    _FIELDS = STATE_FIELDS
 
     def to_json(self) -> str:
         d = {k: getattr(self, k) for k in self._FIELDS}
