@@ -107,7 +107,10 @@ _WORKER_IDS = tuple(
     tuple((k, FARMHAND0 + k if k < FARMHANDS else TOWNSFOLK0 + k - FARMHANDS) for k in range(12) if ok >> NUMBER[k] & 1)
     for ok in range(64)
 )
-_ONE_SPACES: dict[tuple[int, int], int] = {}  # (fields, workers) -> spaces_for_one, Game._spaces_for_one
+# fields << 56 | workers -> spaces_for_one (Game._spaces_for_one): an int key, not a (fields, workers) tuple, so
+# the entries kept are not tracked by the garbage collector (each new tuple counts toward a collection)
+_ONE_SPACES: dict[int, int] = {}
+assert NUM_SPACES <= 56, "the _ONE_SPACES key packs two masks of the spaces"
 _NEAR_FIELDS: dict[int, int] = {}  # fields -> dilate(fields), Game._spaces_for_one
 
 
@@ -265,7 +268,11 @@ class Game:
     # shared-key values, so every self.x was a dict lookup; slots are read at a fixed offset: -4.6% of the
     # engine's instructions); "__dict__" keeps room for other attributes (the kept final scores, a resampled
     # deal, an instance's _advance stand-in). clone copies every slot; to_json/from_json go by STATE_FIELDS.
-    __slots__ = (*STATE_FIELDS, "stack", "changes", "_legal", "__dict__")
+    # speed: ``current_player`` is a slot, not a property over the stack: the adapters read it 2-3 times per env
+    # step, and a property is a Python call each time. Written where the machine stops (apply, _advance,
+    # from_json's terminal state); tests/key_harvest/test_speed_paths.py checks it against the stack's top
+    # (``stack[-1][1] if stack else None``) after every decision of random games, clones and loaded states.
+    __slots__ = (*STATE_FIELDS, "stack", "changes", "_legal", "current_player", "__dict__")
 
     def __init__(self, num_players: int = 4, seed: int = 0, first_player: int | None = None):
         self.num_players = check_players(num_players)
@@ -278,6 +285,7 @@ class Game:
         self.history: list[int] = []
         self.changes: list[int] = []  # the change log (CH_* tags)
         self._legal: list[int] | None = None
+        self.current_player: int | None = None  # the seat whose decision is pending, None at the end
         self._setup(random.Random(self.seed))
         self._advance()
 
@@ -364,10 +372,6 @@ class Game:
         return NUM_ACTIONS
 
     @property
-    def current_player(self) -> int | None:
-        return self.stack[-1][1] if self.stack else None
-
-    @property
     def frame(self) -> tuple | None:
         """The pending decision frame (phase name, acting seat, context...), None at the end."""
         return self.stack[-1] if self.stack else None
@@ -421,8 +425,10 @@ class Game:
                 _DO[f[0]](self, f, DONE)
             else:
                 self._legal = legal
+                self.current_player = f[1]
                 return
         self._legal = []
+        self.current_player = None
 
     def _safe_name(self, action: int) -> str:
         try:
@@ -477,6 +483,7 @@ class Game:
         g.store = [list(row) for row in self.store]
         g.bids = [[list(b) for b in row] for row in self.bids]
         g._legal = None if self._legal is None else list(self._legal)
+        g.current_player = self.current_player
         g.changes = []
         extra = self.__dict__
         if extra:
@@ -611,7 +618,7 @@ class Game:
         # with _can_play_worker_plain)
         ws, b = self.worker_space, FARMHANDS * p
         if ws[b] < 0 or ws[b + 1] < 0:
-            one = _ONE_SPACES.get((self.fields[p], self.workers[p]))  # _spaces_for_one's cache, looked up here
+            one = _ONE_SPACES.get(self.fields[p] << 56 | self.workers[p])  # _spaces_for_one's cache, looked up here
             if one is None:
                 one = self._spaces_for_one(p)
             if one:
@@ -645,11 +652,11 @@ class Game:
         fields and workers, which change a few times a game: asked at most TURN decisions, and the two
         dilations of 56-bit ints cost ~10x a lookup (tests/key_harvest/test_speed_paths.py compares it with
         the plain function)."""
-        key = (self.fields[p], self.workers[p])
+        f, w = self.fields[p], self.workers[p]
+        key = f << 56 | w  # both 56-bit masks
         one = _ONE_SPACES.get(key)
         if one is None:  # a third of the calls: the fields' neighbours from a cache by the fields, the workers'
             # (1-3 of them) as the union of their neighbour masks (_worker_neighbours)
-            f, w = key
             near_fields = _NEAR_FIELDS.get(f)
             if near_fields is None:
                 if len(_NEAR_FIELDS) >= 1 << 12:
@@ -845,8 +852,10 @@ class Game:
                 _DO[f[0]](self, f, DONE)
             else:
                 self._legal = legal
+                self.current_player = f[1]
                 return
         self._legal = []
+        self.current_player = None
 
     # TURN (KH-TURN-1..7)
     def _l_turn(self, f: tuple) -> list[int]:
@@ -1113,9 +1122,15 @@ class Game:
             self.stack.pop()
             return
         c = action - CROP0
-        self._lose(p, c)
+        # speed: self._lose(p, c) inlined (a bid is ~15% of random play's decisions): the same writes and the
+        # same change-log order (tests/key_harvest/test_speed_paths.py compares it with _lose + the bid)
+        self.supply[p][c] -= 1
+        net = self.net[p]
+        net[c] -= 1
+        if net[c] < self.min_net[p][c]:
+            self.min_net[p][c] = net[c]
         self.bids[p][slot][c] += 1
-        self.changes.append(CH_BIDS + p)
+        self.changes += (CH_COUNTERS + p, CH_BIDS + p)
         self.stack[-1] = ("bid", p, slot, count + 1)  # the frame replaced: one more counter bid
 
     # refill loop with events (KH-DRAW-1..9, KH-RULING-11)
@@ -1397,6 +1412,7 @@ class Game:
             g._legal = None
             if g.over:
                 g._legal = []
+                g.current_player = None
             else:
                 g._advance()
         except (TypeError, IndexError, KeyError, AttributeError) as exc:  # a safety net: never a crash

@@ -438,3 +438,86 @@ def test_clone_copies_every_slot():
                                 assert all(u is not v for u, v in zip(x, y) if isinstance(u, list)), name
                 assert c.changes == [] and c.note == "kept" and "_final_scores" not in c.__dict__
                 assert pickle.loads(pickle.dumps(g)).to_json() == g.to_json() == copy.deepcopy(g).to_json()
+
+
+def _top_seat(g: Game) -> int | None:
+    """The plain reading of ``current_player``: the seat of the frame on top of the stack, None once empty."""
+    return g.stack[-1][1] if g.stack else None
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_current_player_slot_follows_the_stack(n):
+    """``current_player`` (a slot written where the machine stops) against the stack's top after every decision
+    of random games, through both machine loops (apply and apply_plain's _advance), clones, JSON round trips,
+    pickles and scenario states; None at the end."""
+    import pickle
+
+    from farmgames.envs.key_harvest.scenario import scenario
+
+    checked = 0
+    for seed in range(12):
+        rng = random.Random(seed)
+        g = Game(n, 300 + seed)
+        assert g.current_player == _top_seat(g) is not None
+        while not g.is_terminal():
+            action = rng.choice(g.legal_actions())
+            if checked % 5 == 0:
+                plain = g.clone()
+                apply_plain(plain, action)
+                assert plain.current_player == _top_seat(plain)
+            g.apply(action)
+            assert g.current_player == _top_seat(g), (seed, len(g.history))
+            assert g.stack == [] if g.current_player is None else g.stack[-1][0] in game.PHASE_OF
+            if checked % 23 == 0:
+                for twin in (g.clone(), Game.from_json(g.to_json()), pickle.loads(pickle.dumps(g))):
+                    assert twin.current_player == g.current_player
+            checked += 1
+        assert g.current_player is None and Game.from_json(g.to_json()).current_player is None
+    assert checked > 3000
+    s = scenario(n, boards={1: "C2 C3 E6"}, supply={0: {"hops": 1}}, active=1, frames=[("tithe", 0)])
+    assert s.current_player == _top_seat(s) == 0 and s.stack[-1] == ("tithe", 0)
+
+
+def plain_bid(g: Game, action: int) -> None:
+    """A counter bid as the rules read (KH-ACT-BID-3/4): _lose moves it out of the supply (and keeps the public
+    net), the bid gains it, the frame counts one more; then the machine."""
+    _, p, slot, count = g.stack[-1]
+    g.history.append(action)
+    c = action - CROP0
+    g._lose(p, c)
+    g.bids[p][slot][c] += 1
+    g.changes.append(game.CH_BIDS + p)
+    g.stack[-1] = ("bid", p, slot, count + 1)
+    g._advance()
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_bid_equals_lose_and_bid(n):
+    """_d_bid (``_lose`` inlined) against plain_bid for every crop of every bid decision of random games: the
+    same state, change log and legal ids."""
+    checked = 0
+    for seed in range(6):
+        for g in states(n, 140 + 10 * n + seed, every=1):
+            if g.stack[-1][0] != "bid":
+                continue
+            for action in g.legal_actions():
+                if action == DONE:
+                    continue
+                fast, plain = g.clone(), g.clone()
+                fast.apply(action)
+                plain_bid(plain, action)
+                assert fast.to_json() == plain.to_json() and fast.changes == plain.changes
+                checked += 1
+    assert checked > 200
+
+
+def test_one_spaces_int_keys_name_their_board():
+    """_ONE_SPACES is keyed by ``fields << 56 | workers`` (an int: not tracked by the garbage collector): every
+    entry random play leaves equals spaces_for_one of the two masks the key unpacks to."""
+    game._ONE_SPACES.clear()
+    for n in (2, 4):
+        for g in states(n, 150 + n, every=1):
+            g.can_play_worker(g.active)
+    assert len(game._ONE_SPACES) > 50
+    for key, one in game._ONE_SPACES.items():
+        assert type(key) is int and one == game.spaces_for_one(key >> 56, key & FULL)
