@@ -77,7 +77,6 @@ class BoardGameEnvBase:
         "_slot_version",
         "_slot_history",
         "_handed",
-        "_handed_mask",
         "reuse_buffers",
         "observation_mode",
         "space_n",
@@ -177,7 +176,6 @@ class BoardGameEnvBase:
         self._slot_version: list[Any] = [None] * n
         self._slot_history: list[Any] = [None] * n
         self._handed: list[Any] = [None] * n
-        self._handed_mask: list[Any] = [None] * n
 
     def _make_observation_space(self) -> gymnasium.spaces.Space[Any]:
         """The observation space of one agent for ``observation_mode`` (finite bounds under the
@@ -206,30 +204,39 @@ class BoardGameEnvBase:
         version, history = self._version, len(game.history)  # robust to direct game.apply() calls too
         if self._slot_history[seat] == history and self._slot_version[seat] == version:
             return self._handed[seat]
-        # handed-out arrays are the buffers themselves only with reuse_buffers (then the two alternate, so
-        # the previous observation stays valid); fresh arrays are copies, so one buffer per seat suffices
-        # and an incremental observer finds fewer changes since the buffer's last fill
-        index = self._slot_of[seat] ^ 1 if self.reuse_buffers else self._slot_of[seat]
+        self._slot_version[seat] = version
+        self._slot_history[seat] = history
+        if self.reuse_buffers:
+            return self._observation_reused(game, seat)
+        # fresh arrays are copies, never written again by the env: one buffer per seat suffices (slot 0), and
+        # an incremental observer finds fewer changes since the buffer's last fill
+        slot = self._slots[seat][0]
+        self.observer.fill(game, seat, slot.buf)
+        self.write_action_mask(seat, slot.bits)
+        mask = slot.mask.copy()
+        mode = self.observation_mode
+        if mode == "dict":  # a copy per named array: cheaper than one flat copy plus a view per name
+            named = {}
+            for name, view in slot.buf.views.items():  # a plain loop: a 3.11 comprehension is a call
+                named[name] = view.copy()
+            out: Any = {"observation": named, "action_mask": mask}
+        else:
+            flat = slot.buf.flat.copy()
+            out = {"observation": flat, "action_mask": mask} if mode == "flat_dict" else flat
+        self._handed[seat] = out
+        return out
+
+    def _observation_reused(self, game: Any, seat: int) -> Any:
+        """``_observation`` with ``reuse_buffers``: the handed-out arrays are the buffers themselves, the two
+        of a seat used alternately, so the previous observation stays valid."""
+        index = self._slot_of[seat] ^ 1
         slot = self._slots[seat][index]
         self.observer.fill(game, seat, slot.buf)
         self.write_action_mask(seat, slot.bits)
         self._slot_of[seat] = index
-        self._slot_version[seat], self._slot_history[seat] = version, history
         mode = self.observation_mode
-        if self.reuse_buffers:
-            mask, flat = slot.mask, slot.buf.flat
-            out: Any = slot.obs if mode == "dict" else slot.flat_obs if mode == "flat_dict" else flat
-        else:  # fresh arrays, never written again by the env
-            mask = slot.mask.copy()
-            if mode == "dict":  # a copy per named array: cheaper than one flat copy plus a view per name
-                named = {}
-                for name, view in slot.buf.views.items():  # a plain loop: a 3.11 comprehension is a call
-                    named[name] = view.copy()
-                out = {"observation": named, "action_mask": mask}
-            else:
-                flat = slot.buf.flat.copy()
-                out = {"observation": flat, "action_mask": mask} if mode == "flat_dict" else flat
-        self._handed[seat], self._handed_mask[seat] = out, mask
+        out = slot.obs if mode == "dict" else slot.flat_obs if mode == "flat_dict" else slot.buf.flat
+        self._handed[seat] = out
         return out
 
     def _mask_fast(self, seat: int) -> bytes | np.ndarray | None:
@@ -250,7 +257,6 @@ class BoardGameEnvBase:
         all write theirs here. A bytearray because clearing it is one memcpy and setting an index a plain
         Python store, cheaper than numpy calls for a few dozen legal actions; a game whose states have many
         legal actions hands over cached mask bytes or an index array instead (``_mask_fast``)."""
-        n = self.space_n
         if self._terminal_all and (self._stopped or self.game.is_terminal()):  # _ended(), inlined
             bits[:] = self._mask_ones
             return
@@ -260,8 +266,8 @@ class BoardGameEnvBase:
             for action in self._mask_actions(seat):
                 bits[action] = 1
         elif isinstance(fast, bytes):
-            if len(fast) != n:
-                raise ValueError(f"legal_mask_bytes() gave {len(fast)} bytes; the action space has {n}")
+            if len(fast) != self.space_n:
+                raise ValueError(f"legal_mask_bytes() gave {len(fast)} bytes; the action space has {self.space_n}")
             bits[:] = fast  # one memcpy
         else:
             bits[:] = self._mask_zeros
@@ -306,7 +312,6 @@ class BoardGameEnvBase:
             "_slot_version",
             "_slot_history",
             "_handed",
-            "_handed_mask",
             "_zero_infos",
         ):
             state.pop(name, None)
