@@ -107,10 +107,10 @@ _WORKER_IDS = tuple(
     tuple((k, FARMHAND0 + k if k < FARMHANDS else TOWNSFOLK0 + k - FARMHANDS) for k in range(12) if ok >> NUMBER[k] & 1)
     for ok in range(64)
 )
-# fields << 56 | workers -> spaces_for_one (Game._spaces_for_one): an int key, not a (fields, workers) tuple, so
-# the entries kept are not tracked by the garbage collector (each new tuple counts toward a collection)
-_ONE_SPACES: dict[int, int] = {}
-assert NUM_SPACES <= 56, "the _ONE_SPACES key packs two masks of the spaces"
+# (fields, workers) -> spaces_for_one, Game._spaces_for_one. Not an int key fields << 56 | workers: the two
+# big-int operations cost more than the tuple (+0.35% of the engine's instructions, callgrind, collections
+# included), though the tuples kept are tracked by the garbage collector
+_ONE_SPACES: dict[tuple[int, int], int] = {}
 _NEAR_FIELDS: dict[int, int] = {}  # fields -> dilate(fields), Game._spaces_for_one
 
 
@@ -163,6 +163,7 @@ _FILLED = (-1).__lt__
 # KH-RULING-17); those two unroll the store spaces of board.yaml, two per store
 _OTHER_SEATS = {n: tuple(tuple((p + o) % n for o in range(1, n)) for p in range(n)) for n in (2, 3, 4)}
 assert STORE_SPACES == 2, "has_store_choice and store_choices unroll two store spaces"
+assert max(NUMBER) == 5, "Game._placement_plain unrolls the worker numbers 1..5"
 
 # decision frame name -> §16 phase
 PHASE_OF = {
@@ -385,8 +386,10 @@ class Game:
         return self.over
 
     def legal_actions(self) -> list[int]:
-        legal = self._legal
-        return legal.copy() if legal is not None and not self.over else []
+        # _legal is the list the machine stopped at: every way to a state (__init__, from_json, clone, scenario)
+        # runs _advance or sets it, so it is None only inside a constructor; ``over`` is still tested (a state
+        # marked over by hand has no legal action)
+        return [] if self.over else self._legal.copy()  # type: ignore[union-attr]
 
     def legal_mask(self) -> np.ndarray:
         mask = np.zeros(NUM_ACTIONS, np.int8)
@@ -586,18 +589,25 @@ class Game:
                     lower.append((TILE_NUMBER[at[s]], BIT[s]))
         empty = FULL & ~(f | w) & ~near_workers
         counts = cached_neighbour_counts(f)
-        by_number = []  # the spaces of a worker numbered 1..5: enough field neighbours (KH-ACT-WORKER-3..5)
-        ok = 0  # bit ``number``: a worker so numbered has a space
-        for number in range(1, 6):
-            cand = empty
-            for num, bit in lower:
-                if num < number:
-                    cand |= bit
-            cand &= counts[number - 1]
-            by_number.append(cand)
-            if cand:
-                ok |= 1 << number
-        return empty, tuple(lower), counts, ok, tuple(by_number)
+        # the spaces of a worker numbered 1..5 (KH-ACT-WORKER-3..5): the empty spaces and the own workers of a
+        # strictly lower number, with enough field neighbours. speed: the replaceable workers' bits gathered
+        # by number once and the five numbers unrolled as a running union (a loop over ``lower`` for each
+        # number was ~3x the operations; tests/key_harvest/test_speed_paths.py compares the placement with
+        # plain_worker_spaces for every number)
+        below = [0, 0, 0, 0, 0, 0]  # below[k]: bits of the replaceable own workers numbered k
+        for num, bit in lower:
+            below[num] |= bit
+        c1 = empty & counts[0]
+        acc = empty | below[1]
+        c2 = acc & counts[1]
+        acc |= below[2]
+        c3 = acc & counts[2]
+        acc |= below[3]
+        c4 = acc & counts[3]
+        acc |= below[4]
+        c5 = acc & counts[4]
+        ok = (2 if c1 else 0) | (4 if c2 else 0) | (8 if c3 else 0) | (16 if c4 else 0) | (32 if c5 else 0)
+        return empty, tuple(lower), counts, ok, (c1, c2, c3, c4, c5)
 
     @staticmethod
     def _worker_spaces(placement: Placement, number: int) -> int:
@@ -618,7 +628,7 @@ class Game:
         # with _can_play_worker_plain)
         ws, b = self.worker_space, FARMHANDS * p
         if ws[b] < 0 or ws[b + 1] < 0:
-            one = _ONE_SPACES.get(self.fields[p] << 56 | self.workers[p])  # _spaces_for_one's cache, looked up here
+            one = _ONE_SPACES.get((self.fields[p], self.workers[p]))  # _spaces_for_one's cache, looked up here
             if one is None:
                 one = self._spaces_for_one(p)
             if one:
@@ -652,11 +662,11 @@ class Game:
         fields and workers, which change a few times a game: asked at most TURN decisions, and the two
         dilations of 56-bit ints cost ~10x a lookup (tests/key_harvest/test_speed_paths.py compares it with
         the plain function)."""
-        f, w = self.fields[p], self.workers[p]
-        key = f << 56 | w  # both 56-bit masks
+        key = (self.fields[p], self.workers[p])
         one = _ONE_SPACES.get(key)
         if one is None:  # a third of the calls: the fields' neighbours from a cache by the fields, the workers'
             # (1-3 of them) as the union of their neighbour masks (_worker_neighbours)
+            f, w = key
             near_fields = _NEAR_FIELDS.get(f)
             if near_fields is None:
                 if len(_NEAR_FIELDS) >= 1 << 12:
@@ -1122,15 +1132,9 @@ class Game:
             self.stack.pop()
             return
         c = action - CROP0
-        # speed: self._lose(p, c) inlined (a bid is ~15% of random play's decisions): the same writes and the
-        # same change-log order (tests/key_harvest/test_speed_paths.py compares it with _lose + the bid)
-        self.supply[p][c] -= 1
-        net = self.net[p]
-        net[c] -= 1
-        if net[c] < self.min_net[p][c]:
-            self.min_net[p][c] = net[c]
+        self._lose(p, c)
         self.bids[p][slot][c] += 1
-        self.changes += (CH_COUNTERS + p, CH_BIDS + p)
+        self.changes.append(CH_BIDS + p)
         self.stack[-1] = ("bid", p, slot, count + 1)  # the frame replaced: one more counter bid
 
     # refill loop with events (KH-DRAW-1..9, KH-RULING-11)

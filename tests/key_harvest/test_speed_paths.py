@@ -139,13 +139,16 @@ def test_cached_neighbour_counts_equal_plain():
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_placement_worker_and_store_paths_equal_plain(n):
-    checked = 0
+    checked = replacing = 0
     for seed in range(3):
         for g in states(n, 40 + seed):
             for p in range(n):
                 assert g._placement(p) == g._placement_plain(p)
                 for number in range(1, 6):
                     assert g.worker_spaces(p, number) == plain_worker_spaces(g, p, number)
+                    replacing += bool(g.worker_spaces(p, number) & g.workers[p])  # an own lower worker replaced
+                # the numbers with a space (bit ``number``), unrolled in _placement_plain
+                assert g._placement(p)[3] == sum(1 << k for k in range(1, 6) if plain_worker_spaces(g, p, k))
                 plain_can = any(plain_worker_spaces(g, p, NUMBER[worker_kind(t)]) for t in g.available_workers(p))
                 assert g.can_play_worker(p) == plain_can == g._can_play_worker_plain(p)
                 assert g._l_worker(("worker", p, None)) == g._l_worker_plain(p)  # WORKER list from the mask
@@ -165,7 +168,7 @@ def test_placement_worker_and_store_paths_equal_plain(n):
                     for bid in g.bids[owner]:
                         assert auction.can_pay(g.supply[p], bid) == all(s >= b for s, b in zip(g.supply[p], bid))
                 checked += 1
-    assert checked > 300
+    assert checked > 300 and replacing > 20
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
@@ -476,48 +479,3 @@ def test_current_player_slot_follows_the_stack(n):
     assert checked > 3000
     s = scenario(n, boards={1: "C2 C3 E6"}, supply={0: {"hops": 1}}, active=1, frames=[("tithe", 0)])
     assert s.current_player == _top_seat(s) == 0 and s.stack[-1] == ("tithe", 0)
-
-
-def plain_bid(g: Game, action: int) -> None:
-    """A counter bid as the rules read (KH-ACT-BID-3/4): _lose moves it out of the supply (and keeps the public
-    net), the bid gains it, the frame counts one more; then the machine."""
-    _, p, slot, count = g.stack[-1]
-    g.history.append(action)
-    c = action - CROP0
-    g._lose(p, c)
-    g.bids[p][slot][c] += 1
-    g.changes.append(game.CH_BIDS + p)
-    g.stack[-1] = ("bid", p, slot, count + 1)
-    g._advance()
-
-
-@pytest.mark.parametrize("n", [2, 3, 4])
-def test_bid_equals_lose_and_bid(n):
-    """_d_bid (``_lose`` inlined) against plain_bid for every crop of every bid decision of random games: the
-    same state, change log and legal ids."""
-    checked = 0
-    for seed in range(6):
-        for g in states(n, 140 + 10 * n + seed, every=1):
-            if g.stack[-1][0] != "bid":
-                continue
-            for action in g.legal_actions():
-                if action == DONE:
-                    continue
-                fast, plain = g.clone(), g.clone()
-                fast.apply(action)
-                plain_bid(plain, action)
-                assert fast.to_json() == plain.to_json() and fast.changes == plain.changes
-                checked += 1
-    assert checked > 200
-
-
-def test_one_spaces_int_keys_name_their_board():
-    """_ONE_SPACES is keyed by ``fields << 56 | workers`` (an int: not tracked by the garbage collector): every
-    entry random play leaves equals spaces_for_one of the two masks the key unpacks to."""
-    game._ONE_SPACES.clear()
-    for n in (2, 4):
-        for g in states(n, 150 + n, every=1):
-            g.can_play_worker(g.active)
-    assert len(game._ONE_SPACES) > 50
-    for key, one in game._ONE_SPACES.items():
-        assert type(key) is int and one == game.spaces_for_one(key >> 56, key & FULL)
