@@ -240,6 +240,7 @@ _TURNS: dict[tuple, bytes] = {}  # see Observer._write_turn -> bytes of letter_a
 # offsets in a player row (PLAYER_FEATURES) of the fast path's single writes
 _TOTAL, _EXACT0, _LOW0 = _PF["supply_total"], _PF["supply_exact_wheat"], _PF["supply_min_wheat"]
 _GAIN0, _LOSS0, _NEW0 = _PF["net_gain_wheat"], _PF["net_loss_wheat"], _PF["store1_new"]
+_BIDS_AT, _WORKERS_AT = 4 * _PF["bid1_wheat"], 4 * _PF["farmhand_off_apprentice"]  # byte offsets in a row
 _FARMHAND_BITS = (1 << FARMHANDS) - 1
 assert NUM_CROPS == 5  # _counters_block is unrolled over the crops
 _NOT_NEW = (False, False)
@@ -744,7 +745,7 @@ class Observer:
                 r = key[1]
                 self._pack_workers(
                     row,
-                    4 * _PF["farmhand_off_apprentice"],
+                    _WORKERS_AT,
                     ws[b] < 0,
                     ws[b + 1] < 0,
                     ws[b + 2] < 0,
@@ -821,7 +822,7 @@ class Observer:
 
     def _write_bids(self, game: Any, q: int) -> None:
         (b0, b1) = game.bids[q]
-        self._pack_bids(self._row_mv[q], 4 * _PF["bid1_wheat"], *b0, *b1)
+        self._pack_bids(self._row_mv[q], _BIDS_AT, *b0, *b1)
 
     def _write_new(self, game: Any, q: int) -> None:
         """store1_new, store2_new of row ``q`` (KH-EVENT-6), when they changed (tile ids are >= 0, so an empty
@@ -962,22 +963,41 @@ class Observer:
         """What depends on the pending decision: the active, acting, start and event player flags of the rows
         (a changed flag clears its old row and sets its new one), the context part of ``state`` and
         ``ctx_spaces`` (a shared block per frame and event kind, see _CONTEXTS)."""
-        stack = game.stack
-        f = stack[-1] if stack else None
-        acting = f[1] if f is not None else -1
+        try:  # (3.11: a try costs nothing until it raises)
+            f = game.stack[-1]
+        except IndexError:  # the end of the game
+            f, acting = None, -1
+        else:
+            acting = f[1]
         depth = game.event_depth
         flags = (game.active, acting, game.start_player, acting if depth else -1)
         old = self._flags_seen
-        if old != flags:
+        if old != flags:  # ~70% of the fills, mostly the acting player alone
             self._flags_seen = flags
             rows = self._row_mv
-            for i in range(4):
-                a, b = old[i], flags[i]
-                if a != b:
-                    if a >= 0:
-                        rows[a][i] = 0
-                    if b >= 0:
-                        rows[b][i] = 1
+            # Speed: unrolled over the 4 flag columns (a loop over range(4) cost ~20 opcodes more per change)
+            a0, a1, a2, a3 = old
+            b0, b1, b2, b3 = flags
+            if a1 != b1:
+                if a1 >= 0:
+                    rows[a1][1] = 0
+                if b1 >= 0:
+                    rows[b1][1] = 1
+            if a0 != b0:
+                if a0 >= 0:
+                    rows[a0][0] = 0
+                if b0 >= 0:
+                    rows[b0][0] = 1
+            if a2 != b2:
+                if a2 >= 0:
+                    rows[a2][2] = 0
+                if b2 >= 0:
+                    rows[b2][2] = 1
+            if a3 != b3:
+                if a3 >= 0:
+                    rows[a3][3] = 0
+                if b3 >= 0:
+                    rows[b3][3] = 1
         ev = game.events[-1] if depth and game.events else -1
         if f is not self._frame_seen or ev != self._event_seen:  # a frame is a tuple: the same object, the same
             self._frame_seen, self._event_seen = f, ev
