@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import struct
+from functools import partial
 from operator import add, sub
 from typing import Any
 
@@ -279,7 +280,7 @@ class Observer:
     ``ctx_spaces``; every player axis starts with the viewer.
     """
 
-    # slots: 32 attributes are more than the 30 that CPython 3.11 keeps as shared-key instance values
+    # slots: ~32 attributes are more than the 30 that CPython 3.11 keeps as shared-key instance values
     __slots__ = (
         "_bag_seen",
         "_board_mv",
@@ -288,7 +289,6 @@ class Observer:
         "_context_bytes",
         "_counters_bytes",
         "_counters_seen",
-        "_event_seen",
         "_fallow_seen",
         "_flags_seen",
         "_frame_seen",
@@ -307,7 +307,6 @@ class Observer:
         "_row_mv",
         "_rows",
         "_seat_plan",
-        "_seat_handlers",
         "_state0",
         "_store_seen",
         "_town_seen",
@@ -451,8 +450,7 @@ class Observer:
         self._bag_seen: list[int] = []  # the bag and fallow that tile_places shows
         self._fallow_seen: list[int] = []
         self._flags_seen: tuple = (-1, -1, -1, -1)  # active, acting, start player, event player
-        self._frame_seen: Any = ()  # the decision frame and event tile the context part shows (() is no frame)
-        self._event_seen = -1
+        self._frame_seen: Any = ()  # the context the context part shows: frame or (frame, event kind); () none
 
     def __getstate__(self) -> dict[str, Any]:
         return {"num_players": self.num_players, "layout": self.layout, "_rows": self._rows, "_public": self._public}
@@ -550,22 +548,15 @@ class Observer:
         new = len(log) - pos  # tags logged since the last fill
         if self._log is not log or self._game is not game or new < 0:
             self._sync_all(game)
-        elif new == 1:  # one tag (a third of the fills): no slice and set
-            tag = log[pos]
-            if tag < CH_STOCK:
-                self._seat_handlers[tag](game, tag & 3)
-            else:
-                self._handlers[tag - CH_STOCK](game)
+        elif new == 1:  # one tag (a third of the fills): no slice
+            self._handlers[log[pos]](game)
         elif new:
             # Speed: every tag in log order, repeats included (no set: 2-6 new tags repeat a tag in ~2% of the
             # fills); a handler rewrites its part from the state where it differs from what was written, so
             # a second call writes nothing and the order of the parts does not matter
-            seat_handlers, handlers = self._seat_handlers, self._handlers
+            handlers = self._handlers
             for tag in log[pos:]:
-                if tag < CH_STOCK:
-                    seat_handlers[tag](game, tag & 3)
-                else:
-                    handlers[tag - CH_STOCK](game)
+                handlers[tag](game)
         self._pos = len(log)
         self._sync_decision(game)
         flat = buffer.flat
@@ -669,10 +660,10 @@ class Observer:
         self._public_v += 1
         self._forget()
         for q in range(self.num_players):
-            self._sync_board(game, q)
-            self._write_store_fast(game, q)
+            self._sync_board(q, game)
+            self._write_store_fast(q, game)
             self._write_counters(game, q)
-            self._write_bids(game, q)
+            self._write_bids(q, game)
         self._write_registry_fast(game)
         self._write_places_fast(game)
         self._write_events_fast(game)
@@ -686,8 +677,9 @@ class Observer:
         assert CH_COUNTERS - CH_BOARD == CH_BIDS - CH_COUNTERS == CH_STORE - CH_BIDS == CH_STOCK - CH_STORE == 4
         assert (CH_STOCK, CH_REGISTRY, CH_BAG, CH_EVENTS, CH_WORKERS, CH_NEW, CH_TURN) == tuple(range(16, 23))
         per_seat = (self._sync_board, self._on_counters, self._write_bids, self._write_store_fast)
-        self._seat_handlers = [h for h in per_seat for _ in range(4)]
-        self._handlers = [
+        # one table for every tag, called with the game alone: the per-seat handlers (CH_BOARD .. CH_STORE + 3,
+        # seat = tag & 3) as partials that pass the seat first (no tag arithmetic in fill's loop)
+        self._handlers = [partial(h, q) for h in per_seat for q in range(4)] + [
             self._write_stock,  # CH_STOCK
             self._write_registry_fast,  # CH_REGISTRY
             self._on_bag,  # CH_BAG
@@ -697,7 +689,7 @@ class Observer:
             self._write_turn,  # CH_TURN
         ]
 
-    def _on_counters(self, game: Any, q: int) -> None:
+    def _on_counters(self, q: int, game: Any) -> None:
         self._write_counters(game, q)
         self._own[q] = None  # its own supply
 
@@ -710,7 +702,7 @@ class Observer:
         self._write_tiles(game)
         self._write_turn(game)  # the events count
 
-    def _sync_board(self, game: Any, q: int) -> None:
+    def _sync_board(self, q: int, game: Any) -> None:
         """Rewrite the planes of the spaces of board ``q`` whose tile or worker changed (the worker planes
         read ``worker_at`` only on the spaces in ``workers``, as ``_board_planes`` does)."""
         self._boards_v += 1  # see fill
@@ -820,7 +812,7 @@ class Observer:
         )
         return block
 
-    def _write_bids(self, game: Any, q: int) -> None:
+    def _write_bids(self, q: int, game: Any) -> None:
         (b0, b1) = game.bids[q]
         self._pack_bids(self._row_mv[q], _BIDS_AT, *b0, *b1)
 
@@ -845,7 +837,7 @@ class Observer:
                 row = self._row_mv[q]
                 row[_NEW0], row[_NEW0 + 1] = flags
 
-    def _write_store_fast(self, game: Any, q: int) -> None:
+    def _write_store_fast(self, q: int, game: Any) -> None:
         """The one-hot store_tile rows of store ``q`` whose tile changed, and its store*_new flags."""
         old, cur = self._store_seen[q], game.store[q]
         if old != cur:
@@ -961,8 +953,8 @@ class Observer:
 
     def _sync_decision(self, game: Any) -> None:
         """What depends on the pending decision: the active, acting, start and event player flags of the rows
-        (a changed flag clears its old row and sets its new one), the context part of ``state`` and
-        ``ctx_spaces`` (a shared block per frame and event kind, see _CONTEXTS)."""
+        (``_write_flags``), the context part of ``state`` and ``ctx_spaces`` (a shared block per frame and
+        event kind, see _CONTEXTS)."""
         try:  # (3.11: a try costs nothing until it raises)
             f = game.stack[-1]
         except IndexError:  # the end of the game
@@ -972,42 +964,50 @@ class Observer:
         depth = game.event_depth
         flags = (game.active, acting, game.start_player, acting if depth else -1)
         old = self._flags_seen
-        if old != flags:  # ~70% of the fills, mostly the acting player alone
+        if old != flags:  # ~25% of the fills, mostly the acting player alone
             self._flags_seen = flags
-            rows = self._row_mv
-            # Speed: unrolled over the 4 flag columns (a loop over range(4) cost ~20 opcodes more per change)
-            a0, a1, a2, a3 = old
-            b0, b1, b2, b3 = flags
-            if a1 != b1:
-                if a1 >= 0:
-                    rows[a1][1] = 0
-                if b1 >= 0:
-                    rows[b1][1] = 1
-            if a0 != b0:
-                if a0 >= 0:
-                    rows[a0][0] = 0
-                if b0 >= 0:
-                    rows[b0][0] = 1
-            if a2 != b2:
-                if a2 >= 0:
-                    rows[a2][2] = 0
-                if b2 >= 0:
-                    rows[b2][2] = 1
-            if a3 != b3:
-                if a3 >= 0:
-                    rows[a3][3] = 0
-                if b3 >= 0:
-                    rows[b3][3] = 1
-        ev = game.events[-1] if depth and game.events else -1
-        if f is not self._frame_seen or ev != self._event_seen:  # a frame is a tuple: the same object, the same
-            self._frame_seen, self._event_seen = f, ev
-            # the frame alone outside events (no pair to build): a frame starts with its name (a str), so it
-            # never equals a (frame, event kind) pair
-            context = f if ev < 0 else (f, EVENT_TILES[ev - NUM_SPACES])
-            block = _CONTEXTS.get(context)
-            if block is None:  # out of line (a comprehension here would make its locals cells, 3.11)
-                block = self._context_block(game, f, context)
-            self._context_bytes[:] = block
+            self._write_flags(old, flags)
+        # the context: the frame alone outside events (a frame is a tuple: the same object, the same block;
+        # nothing to build), (frame, event kind) during an event (a new pair: always looked up). A frame
+        # starts with its name (a str), so it never equals such a pair
+        if depth and game.events:
+            context: Any = (f, EVENT_TILES[game.events[-1] - NUM_SPACES])
+        elif f is self._frame_seen:
+            return
+        else:
+            context = f
+        self._frame_seen = context
+        block = _CONTEXTS.get(context)
+        if block is None:  # out of line (a comprehension here would make its locals cells, 3.11)
+            block = self._context_block(game, f, context)
+        self._context_bytes[:] = block
+
+    def _write_flags(self, old: tuple, flags: tuple) -> None:
+        """The active, acting, start and event player columns: a changed flag clears its old row and sets its
+        new one. Speed: unrolled over the 4 columns (a loop over range(4) cost ~20 opcodes more per change)."""
+        rows = self._row_mv
+        a0, a1, a2, a3 = old
+        b0, b1, b2, b3 = flags
+        if a1 != b1:
+            if a1 >= 0:
+                rows[a1][1] = 0
+            if b1 >= 0:
+                rows[b1][1] = 1
+        if a0 != b0:
+            if a0 >= 0:
+                rows[a0][0] = 0
+            if b0 >= 0:
+                rows[b0][0] = 1
+        if a2 != b2:
+            if a2 >= 0:
+                rows[a2][2] = 0
+            if b2 >= 0:
+                rows[b2][2] = 1
+        if a3 != b3:
+            if a3 >= 0:
+                rows[a3][3] = 0
+            if b3 >= 0:
+                rows[b3][3] = 1
 
     def _context_block(self, game: Any, f: tuple | None, context: Any) -> bytes:
         """The plain computation cut to the context part of ``state``, and ``ctx_spaces`` (as bits()), kept

@@ -40,10 +40,7 @@ def test_handlers_are_idempotent_in_any_order(n):
         tags = _all_tags(n) * 2
         rng.shuffle(tags)
         for tag in tags:
-            if tag < CH_STOCK:
-                obs._seat_handlers[tag](g, tag & 3)
-            else:
-                obs._handlers[tag - CH_STOCK](g)
+            obs._handlers[tag](g)
         assert np.array_equal(obs._master.flat, before), len(g.history)
         g.apply(rng.choice(g.legal_actions()))
 
