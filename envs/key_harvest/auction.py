@@ -14,7 +14,7 @@ _NOT_GIVEN = tuple(tuple(int(not g >> y & 1) for y in range(NUM_CROPS)) for g in
 
 def can_pay(supply: list[int], bid: list[int]) -> bool:
     """Exact payment possible: as many counters of exactly the same crops (KH-ACT-PLACE-3/9)."""
-    for s, b in zip(supply, bid):  # (Game.has_store_choice / store_choices inline it as all(map(ge, ...)))
+    for s, b in zip(supply, bid):  # (Game.has_store_choice / store_choices inline it, unrolled over the crops)
         if s < b:
             return False
     return True
