@@ -173,7 +173,7 @@ def test_placement_worker_and_store_paths_equal_plain(n):
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_crop_lists_equal_plain(n):
-    """The BID, SUBSTITUTE, CROP, TITHE lists (compress over the counts) against the plain comprehensions of
+    """The BID (unrolled), SUBSTITUTE, CROP, TITHE lists (compress over the counts) against the plain comprehensions of
     KH-ACT-BID-3, KH-ACT-HARVEST-14, the Apprentice / Brewer and the Tithe, for every seat of random states."""
     checked = 0
     for g in states(n, 90 + n, every=2):
@@ -188,7 +188,7 @@ def test_crop_lists_equal_plain(n):
             assert g._l_bid(("bid", p, 0, 1)) == [DONE] + supply
             assert g._l_tithe(("tithe", p)) == supply
             checked += 1
-        # the REGISTRY, ENCLOSE and SURVEY lists (compress over the filled spaces): the registry tiles, also
+        # the REGISTRY (unrolled), ENCLOSE and SURVEY lists (compress over the filled spaces): the registry tiles, also
         # with spaces emptied by hand (a registry is full for most of a game)
         h = g.clone()
         h.registry[1 + checked % 3] = h.registry[4] = -1
