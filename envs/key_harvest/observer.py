@@ -508,13 +508,17 @@ class Observer:
     #   written since the last sync, and each part is rewritten only where its inputs differ from the
     #   copies kept at its last write (a store space, a registry space, a crop of a player's counters, a
     #   flag's old and new row...). A buffer has a plan (``_plan``): the memoryview copies that put the
-    #   master in the viewer's rotation, runs merged where they continue each other (~11 for 4 players),
-    #   and every fill makes all of them: 15 KB of memcpy cost less than tracking which parts were written
-    #   since the buffer's last fill (a region log per buffer did that: env() 4p step ~10% more CPU).
+    #   master in the viewer's rotation, runs merged where they continue each other, in three groups: the
+    #   boards and stores (1-4 runs, 11 KB for 4 players), the public planes (1 run) and the rest (3-5
+    #   runs). The rest is copied at every fill; the first two only when the master's version of them (one
+    #   counter each, bumped by every write there) differs from the one the plan last copied: about half
+    #   and a quarter of the fills. (A region log per buffer, every part tracked, cost more than it saved:
+    #   env() 4p step ~10% more CPU; two counters cost two compares per fill.)
     #   The values that depend on the viewer (its own supply in its row and in ``state``, the pool of the
     #   others' start counters, the townsfolk columns) lie outside every copy and are written when they
-    #   change. A plan's own values are trusted only while the buffer's ``memo`` holds the plan's stamp
-    #   (``fill_plain`` and other observers' fills change it), else the buffer receives everything.
+    #   change. A plan's own values and versions are trusted only while the buffer's ``memo`` holds the
+    #   plan's stamp (``fill_plain`` and other observers' fills change it), else the buffer receives
+    #   everything.
     #   The master holds no hidden value: its player rows are what every seat knows of every seat.
     #   Buffers filled by ``fill`` must not be written by anyone else (the env hands out copies, or its
     #   own buffers read-only by contract).
