@@ -160,6 +160,8 @@ _CROP_IDS = tuple(CROP0 + c for c in range(NUM_CROPS))
 # a tile id; test_speed_paths.py)
 _REGISTRY_IDS = tuple(REGISTRY0 + i for i in range(REGISTRY_SPACES))
 _FILLED = (-1).__lt__
+_NO_COUNTERS = [0] * NUM_CROPS  # a supply without counters (can_take_registry, the REGISTRY list)
+_EMPTY_REGISTRY = [-1] * REGISTRY_SPACES  # a registry without tiles (can_take_registry)
 # seats clockwise after p, by player count (has_store_choice / store_choices: the stores at offsets 1..n-1,
 # KH-RULING-17); those two unroll the store spaces of board.yaml, two per store
 _OTHER_SEATS = {n: tuple(tuple((p + o) % n for o in range(1, n)) for p in range(n)) for n in (2, 3, 4)}
@@ -732,9 +734,11 @@ class Game:
 
     def can_take_registry(self, p: int) -> bool:
         """Action (d) possible (KH-ACT-BID-1/2/5): an empty store space, counters to bid, a registry tile."""
-        # a registry tile: the six spaces hold tile ids >= 0 or -1 (empty), so "not all empty" (a C count; a C
-        # max(registry) >= 0 costs more: +0.7% of the engine's instructions)
-        return -1 in self.store[p] and any(self.supply[p]) and self.registry.count(-1) < len(self.registry)
+        # speed: counters to bid as "the supply is not all zeros" and a registry tile as "the registry is not all
+        # empty" (-1), each one C list comparison (any() and count() + len() cost -0.9% more of the engine's
+        # instructions, max(registry) >= 0 +0.7%; the state's rows are lists, validate_state checks it);
+        # tests/key_harvest/test_speed_paths.py compares it with the plain reading
+        return -1 in self.store[p] and self.supply[p] != _NO_COUNTERS and self.registry != _EMPTY_REGISTRY
 
     def _gain(self, p: int, crop: int, k: int = 1) -> None:
         """Counters into ``p``'s supply: every transfer is public (KH-INFO-6), so the net is tracked."""
@@ -1116,7 +1120,7 @@ class Game:
     def _l_registry(self, f: tuple) -> list[int]:
         p = f[1]
         out = [DONE] if f[2] else []
-        if -1 in self.store[p] and any(self.supply[p]):
+        if -1 in self.store[p] and self.supply[p] != _NO_COUNTERS:  # KH-ACT-BID-1/2 (see can_take_registry)
             # the tiles in the registry. speed: unrolled over the six spaces (compress over a map builds two
             # iterator objects: -0.8% of the engine's instructions); test_speed_paths.py compares the lists
             r0, r1, r2, r3, r4, r5 = self.registry

@@ -479,3 +479,21 @@ def test_current_player_slot_follows_the_stack(n):
     assert checked > 3000
     s = scenario(n, boards={1: "C2 C3 E6"}, supply={0: {"hops": 1}}, active=1, frames=[("tithe", 0)])
     assert s.current_player == _top_seat(s) == 0 and s.stack[-1] == ("tithe", 0)
+
+
+def test_registry_tests_equal_plain_on_edge_states():
+    """can_take_registry and the REGISTRY list (list comparisons against an empty supply / registry) against
+    KH-ACT-BID-1/2/5 read directly, on states edited to an empty supply, an empty registry and a full store."""
+    base = next(g for g in states(3, 77, every=1) if len(g.history) > 40).clone()
+    checked = 0
+    for supply in ([0] * NUM_CROPS, [0, 0, 0, 0, 1], [2, 0, 1, 0, 0]):
+        for registry in ([-1] * 6, [-1, -1, -1, -1, -1, 30], [3, -1, 5, -1, -1, -1], list(base.registry)):
+            for store in ([-1, -1], [4, -1], [4, 9]):
+                g = base.clone()
+                g.supply[1], g.registry, g.store[1] = list(supply), list(registry), list(store)
+                room = -1 in store and sum(supply) > 0
+                tiles = [game.REGISTRY0 + i for i, t in enumerate(registry) if t >= 0]
+                assert g.can_take_registry(1) == (room and bool(tiles))
+                assert g._l_registry(("registry", 1, 0)) == (tiles if room else [])
+                checked += 1
+    assert checked == 36
