@@ -106,6 +106,9 @@ def test_space_ids_equal_plain():
     for k in range(3000):
         m = FULL if k == 0 else 0 if k == 1 else rng.getrandbits(56) & rng.getrandbits(56) >> rng.randrange(56)
         assert game.space_ids(m) == [game.SPACE0 + s for s in spaces(m)]
+    for s in range(56):  # the masks of one space (a path of their own)
+        assert game.space_ids(BIT[s]) == [game.SPACE0 + s]
+    assert game.space_ids(0) == []
 
 
 def test_grown_neighbour_counts_equal_plain():
