@@ -660,7 +660,7 @@ class Observer:
     def _sync_all(self, game: Any) -> None:
         self._game, self._log = game, game.changes
         self._master.flat[:] = 0.0
-        self._boards_v += 1
+        self._boards_v += 1  # the zeroing is a write there (a handler below may find nothing to write)
         self._public_v += 1
         self._forget()
         for q in range(self.num_players):

@@ -88,3 +88,29 @@ def test_a_buffer_with_current_versions_skips_the_copies():
     obs._public_v += 1
     obs.fill(g, 1, buf)
     assert np.array_equal(buf.flat, plain(obs, g, 1))
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_seat_buffers_kept_across_clones_and_loaded_states(n):
+    """The same per-seat buffers while the observer switches between a game, a clone that moved on and a
+    state loaded from JSON (each switch is a full sync, which must bump both versions): every fill equals
+    the plain fill."""
+    rng = random.Random(30 + n)
+    g = Game(n, 60 + n)
+    obs = Observer(g)
+    bufs = [obs.new_buffer() for _ in range(n)]
+    for step in range(200):
+        if g.is_terminal():
+            break
+        others = [g]
+        if step % 9 == 0:
+            twin = g.clone()
+            for _ in range(rng.randrange(1, 6)):
+                if not twin.is_terminal():
+                    twin.apply(rng.choice(twin.legal_actions()))
+            others += [twin, Game.from_json(twin.to_json()), g]
+        for game in others:
+            seat = rng.randrange(n)
+            obs.fill(game, seat, bufs[seat])
+            assert np.array_equal(bufs[seat].flat, plain(obs, game, seat)), (n, step, seat)
+        g.apply(rng.choice(g.legal_actions()))
