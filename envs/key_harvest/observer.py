@@ -241,6 +241,8 @@ _TURNS: dict[tuple, bytes] = {}  # see Observer._write_turn -> bytes of letter_a
 # offsets in a player row (PLAYER_FEATURES) of the fast path's single writes
 _TOTAL, _EXACT0, _LOW0 = _PF["supply_total"], _PF["supply_exact_wheat"], _PF["supply_min_wheat"]
 _GAIN0, _LOSS0, _NEW0 = _PF["net_gain_wheat"], _PF["net_loss_wheat"], _PF["store1_new"]
+_BAG_FIELDS = _SF["bag_fields"]  # then bag_events
+assert _SF["bag_events"] == _BAG_FIELDS + 1
 _BIDS_AT, _WORKERS_AT = 4 * _PF["bid1_wheat"], 4 * _PF["farmhand_off_apprentice"]  # byte offsets in a row
 _FARMHAND_BITS = (1 << FARMHANDS) - 1
 assert NUM_CROPS == 5  # _counters_block is unrolled over the crops
@@ -698,8 +700,12 @@ class Observer:
         self._own[q] = None  # its own supply
 
     def _on_bag(self, game: Any) -> None:
+        """tile_places and the bag's two counts. Speed: not the events out (a 16-float pack): an event leaves
+        the bag into ``events`` only with CH_EVENTS logged too (``_on_events`` writes them)."""
         self._write_places_fast(game)
-        self._write_tiles(game)
+        in_bag = NUM_EVENT_TILES - len(game.events) - len(game.removed)  # counts only (KH-INFO-3/4)
+        mv, i = self._master.mv, self._state0 + _BAG_FIELDS
+        mv[i], mv[i + 1] = len(game.bag) - in_bag, in_bag
 
     def _on_events(self, game: Any) -> None:
         self._write_events_fast(game)
@@ -882,6 +888,7 @@ class Observer:
             for t in old[k:]:
                 if t < NUM_SPACES:
                     mv[base + t] = 0
+            del old[k:]  # (the kept copy shortened in place: no list copy)
         else:
             for t in old:
                 if t < NUM_SPACES:
@@ -889,16 +896,18 @@ class Observer:
             for t in bag:
                 if t < NUM_SPACES:
                     mv[base + t] = 1
-        self._bag_seen = list(bag)
+            self._bag_seen = list(bag)
         fallow, old = game.fallow, self._fallow_seen
         base += NUM_SPACES
-        if fallow[: len(old)] != old:
+        m = len(old)
+        if fallow[:m] != old:
             for t in old:
                 mv[base + t] = 0
-            old = []
-        for t in fallow[len(old) :]:
+            old = self._fallow_seen = []
+            m = 0
+        for t in fallow[m:]:
             mv[base + t] = 1
-        self._fallow_seen = list(fallow)
+            old.append(t)  # (the kept copy grown in place)
 
     def _write_events_fast(self, game: Any) -> None:
         self._public_v += 1  # see fill
@@ -912,9 +921,7 @@ class Observer:
         out = [0] * len(EVENTS)
         for t in game.events:
             out[EVENT_TILES[t - NUM_SPACES]] += 1
-        self._pack_tiles(
-            self._master.flat, 4 * (self._state0 + _SF["bag_fields"]), len(game.bag) - in_bag, in_bag, *out
-        )
+        self._pack_tiles(self._master.flat, 4 * (self._state0 + _BAG_FIELDS), len(game.bag) - in_bag, in_bag, *out)
 
     def _write_turn(self, game: Any) -> None:
         """letter_a .. rebenefit_surveyor of ``state`` (logged as CH_TURN; the events count as CH_EVENTS): a
