@@ -142,7 +142,7 @@ def test_cached_neighbour_counts_equal_plain():
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_placement_worker_and_store_paths_equal_plain(n):
-    checked = replacing = 0
+    checked = replacing = turn_d = 0
     for seed in range(3):
         for g in states(n, 40 + seed):
             for p in range(n):
@@ -167,11 +167,16 @@ def test_placement_worker_and_store_paths_equal_plain(n):
                 assert g.has_store_choice(p) == bool(g.store_choices(p))
                 # KH-ACT-BID-1/2/5 read directly: an empty store space, counters to bid, a registry tile
                 assert g.can_take_registry(p) == (-1 in g.store[p] and sum(g.supply[p]) > 0 and max(g.registry) >= 0)
+                # the TURN list's (d), can_take_registry inlined (KH-TURN-3/4: (d) once a turn, within two actions)
+                letters = g._l_turn(("turn", p))
+                open_d = g.actions_taken < 2 and not g.taken & game.LETTER_D
+                assert (game.TAKE_REGISTRY in letters) == (open_d and g.can_take_registry(p))
+                turn_d += open_d and g.can_take_registry(p)
                 for owner in range(n):
                     for bid in g.bids[owner]:
                         assert auction.can_pay(g.supply[p], bid) == all(s >= b for s, b in zip(g.supply[p], bid))
                 checked += 1
-    assert checked > 300 and replacing > 20
+    assert checked > 300 and replacing > 20 and turn_d > 50
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
