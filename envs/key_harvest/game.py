@@ -905,14 +905,7 @@ class Game:
                 out.append(REMOVE_WORKER)
         if not t & (LETTER_C | LETTER_D) and self.has_store_choice(p):
             out.append(TAKE_STORE)
-        # can_take_registry(p) inlined (asked at every TURN decision: -0.4% of the engine's instructions);
-        # tests/key_harvest/test_speed_paths.py compares the TURN list's (d) with it
-        if (
-            not t & LETTER_D
-            and -1 in self.store[p]
-            and self.supply[p] != _NO_COUNTERS
-            and self.registry != _EMPTY_REGISTRY
-        ):
+        if not t & LETTER_D and self.can_take_registry(p):  # one statement of the rule (inlined it saved 0.4%)
             out.append(TAKE_REGISTRY)
         return out
 

@@ -167,7 +167,7 @@ def test_placement_worker_and_store_paths_equal_plain(n):
                 assert g.has_store_choice(p) == bool(g.store_choices(p))
                 # KH-ACT-BID-1/2/5 read directly: an empty store space, counters to bid, a registry tile
                 assert g.can_take_registry(p) == (-1 in g.store[p] and sum(g.supply[p]) > 0 and max(g.registry) >= 0)
-                # the TURN list's (d), can_take_registry inlined (KH-TURN-3/4: (d) once a turn, within two actions)
+                # the TURN list's (d) (KH-TURN-3/4: (d) once a turn, within two actions)
                 letters = g._l_turn(("turn", p))
                 open_d = g.actions_taken < 2 and not g.taken & game.LETTER_D
                 assert (game.TAKE_REGISTRY in letters) == (open_d and g.can_take_registry(p))
