@@ -204,15 +204,15 @@ class BoardGameEnvBase:
         version, history = self._version, len(game.history)  # robust to direct game.apply() calls too
         if self._slot_history[seat] == history and self._slot_version[seat] == version:
             return self._handed[seat]
-        self._slot_version[seat] = version
-        self._slot_history[seat] = history
         if self.reuse_buffers:
-            return self._observation_reused(game, seat)
+            return self._observation_reused(game, seat, version, history)
         # fresh arrays are copies, never written again by the env: one buffer per seat suffices (slot 0), and
         # an incremental observer finds fewer changes since the buffer's last fill
         slot = self._slots[seat][0]
         self.observer.fill(game, seat, slot.buf)
         self.write_action_mask(seat, slot.bits)
+        self._slot_version[seat] = version  # (after the fill: a fill that raises leaves nothing marked current)
+        self._slot_history[seat] = history
         mask = slot.mask.copy()
         mode = self.observation_mode
         if mode == "dict":  # a copy per named array: cheaper than one flat copy plus a view per name
@@ -226,7 +226,7 @@ class BoardGameEnvBase:
         self._handed[seat] = out
         return out
 
-    def _observation_reused(self, game: Any, seat: int) -> Any:
+    def _observation_reused(self, game: Any, seat: int, version: int, history: int) -> Any:
         """``_observation`` with ``reuse_buffers``: the handed-out arrays are the buffers themselves, the two
         of a seat used alternately, so the previous observation stays valid."""
         index = self._slot_of[seat] ^ 1
@@ -234,6 +234,7 @@ class BoardGameEnvBase:
         self.observer.fill(game, seat, slot.buf)
         self.write_action_mask(seat, slot.bits)
         self._slot_of[seat] = index
+        self._slot_version[seat], self._slot_history[seat] = version, history
         mode = self.observation_mode
         out = slot.obs if mode == "dict" else slot.flat_obs if mode == "flat_dict" else slot.buf.flat
         self._handed[seat] = out
