@@ -57,6 +57,7 @@ def test_gymnasium_make_vec(name, mode):
 @pytest.mark.parametrize("name", GAME_PARAMS)
 def test_maskable_ppo_trains(name, vec):
     sb3_contrib = pytest.importorskip("sb3_contrib")
+    from stable_baselines3.common.logger import Logger
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     fns = [lambda: _make(name) for _ in range(2)]
@@ -72,6 +73,7 @@ def test_maskable_ppo_trains(name, vec):
             policy_kwargs={"net_arch": [32]},
             device="cpu",
         )
+        model.set_logger(Logger(folder=None, output_formats=[]))  # no /tmp/SB3-<time> folder per run
         model.learn(total_timesteps=256)
         assert model.num_timesteps >= 256
         obs = venv.reset()

@@ -52,6 +52,7 @@ def test_pettingzoo_sb3_tutorial_wrapper_checks_and_trains(name):
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from sb3_contrib.common.wrappers import ActionMasker
     from stable_baselines3.common.env_checker import check_env
+    from stable_baselines3.common.logger import Logger
 
     from farmgames.envs import face
 
@@ -71,5 +72,6 @@ def test_pettingzoo_sb3_tutorial_wrapper_checks_and_trains(name):
         policy_kwargs={"net_arch": [32]},
         device="cpu",
     )
+    model.set_logger(Logger(folder=None, output_formats=[]))  # no /tmp/SB3-<time> folder per run
     model.learn(total_timesteps=300)
     assert model.num_timesteps >= 300

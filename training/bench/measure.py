@@ -464,6 +464,7 @@ def ppo_child(arg: str) -> None:
 
     torch.set_num_threads(spec["torch_threads"])
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -512,6 +513,7 @@ def ppo_child(arg: str) -> None:
         device="cpu",
         verbose=0,
     )
+    model.set_logger(Logger(folder=None, output_formats=[]))  # SB3's default makes a /tmp/SB3-<time> folder a run
     for key in clock:
         clock[key] = 0
     t0 = time.perf_counter()
