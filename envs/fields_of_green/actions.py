@@ -68,6 +68,11 @@ class ActionLayout(_CoreLayout):
         self.market_choices: tuple[range, ...] = tuple(
             range(self.MARKET, self.MARKET + k + 1) for k in range(MARKET_SALES)
         )
+        # pick_choices[n]: the pick ids of slots 0..n-1, the legal list of a pick from n cards (FOG-ACT-3,
+        # FOG-2P-6); up to twice a hand (a 2-player display holds at most HAND_SIZE)
+        self.pick_choices: tuple[tuple[int, ...], ...] = tuple(
+            tuple(range(self.PICK, self.PICK + n)) for n in range(2 * HAND_SIZE + 1)
+        )
 
 
 __all__ = [

@@ -366,7 +366,7 @@ class Game:
         self.harvested: set[int] = set()
         self.history: list[int] = []
         self._stack: list[tuple] = [("year",)]
-        self._legal: list[int] | None = None
+        self._legal: list[int] | tuple[int, ...] | None = None
         # Bumped whenever a step may change public state outside the farms (see _FARM_ONLY_DECISIONS), so an
         # observer skips comparing piles, hands, picks, counts and phase flags while it stands still.
         # Like Farm.version, not part of the game state (not saved, copied by clone).
@@ -711,7 +711,17 @@ class Game:
             frame = stack[-1]
             kind = frame[0]
             if kind in DECISIONS:
-                if kind in _SKIPPABLE and self._skip_decision(frame):
+                # Speed: _skip_decision's tests for the two most frequent decisions, inlined (a pick with
+                # cards to pick from and an act with a picked card stand; test_engine_speed.py plays both ways)
+                if kind == "pick":
+                    if not (self.display if self.num_players == 2 else self.hands[frame[1]]):
+                        self._skip_decision(frame)
+                        continue
+                elif kind == "act":
+                    if self.picks[frame[1]] is None:
+                        stack.pop()
+                        continue
+                elif kind in _SKIPPABLE and self._skip_decision(frame):
                     continue
                 if self.auto_single:
                     legal = self._compute_legal()
@@ -749,7 +759,14 @@ class Game:
                 return False
             self._stack.pop()
             return True
-        if kind == "harvest" and not self._harvest_cells(frame[1], unused_only=True):
+        if kind == "harvest":
+            # nothing left to choose when no face-up harvest site is still unused (FOG-HARVEST-2/3): the test
+            # of _harvest_cells(p, unused_only=True) without building its sorted list (speed)
+            farm = self.farms[frame[1]]
+            fallow, harvested = farm.fallow, self.harvested
+            for cell in self._harvest_sites(farm):
+                if cell not in fallow and cell not in harvested:
+                    return False
             self._stack.pop()
             self._stack.append(("harvest_close", frame[1]))
             return True
@@ -863,13 +880,16 @@ class Game:
     # allocates on every call, whichever branch runs): map(int.__add__), filterfalse and loops instead,
     # the same lists; the rare kinds read their comprehensions in helpers.
 
-    def _compute_legal(self) -> list[int]:
+    def _compute_legal(self) -> list[int] | tuple[int, ...]:
         frame = self._stack[-1]
         kind, p = frame[0], frame[1]
         L = self.layout
         if kind == "pick":
-            source = self.display if self.num_players == 2 else self.hands[p]
-            return list(range(L.PICK, L.PICK + len(source)))
+            # the slots 0..n-1 of the hand or display, a prebuilt tuple per n (speed; legal_actions copies it)
+            try:
+                return L.pick_choices[len(self.display if self.num_players == 2 else self.hands[p])]
+            except IndexError:  # a hand longer than any the rules deal (a scenario's): the plain range
+                return list(range(L.PICK, L.PICK + len(self.display if self.num_players == 2 else self.hands[p])))
         farm = self.farms[p]
         if kind == "act":  # (kinds in the order of their frequency)
             return self._act_legal(p, farm)
@@ -955,15 +975,21 @@ class Game:
         compares them with the plain scan after every step of random games."""
         occupied = farm.occupied
         memo = farm.harvest_memo
-        if memo is not None and memo[0] is occupied and memo[1] == len(occupied):
-            return memo[2]
+        size = len(occupied)
+        if memo is not None and memo[0] is occupied:
+            if memo[1] == size:
+                return memo[2]
+            # cells are only appended (Farm.place), so the kept sites grow by a scan of the new cells alone
+            start, found = memo[1], list(memo[2])
+        else:
+            start, found = 0, []
         grid, base = farm.grid, self._harvest_base  # towers, silos and other cards are not keys of harvest_base
-        found = []
-        for c in occupied:
+        for i in range(start, size):
+            c = occupied[i]
             if grid[c] in base:
                 found.append(c)
         sites = tuple(found)
-        farm.harvest_memo = (occupied, len(occupied), sites)
+        farm.harvest_memo = (occupied, size, sites)
         return sites
 
     def _harvest_cells(self, p: int, unused_only: bool, payable: bool = False) -> list[int]:

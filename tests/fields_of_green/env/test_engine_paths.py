@@ -1,0 +1,186 @@
+"""The engine's fixed-path tricks of issue 13's eighth pass against the plain reading of the rules.
+
+``_PlainGame`` is the engine with those methods as the rules read (the code before the tricks): every
+decision, legal list, current player, state and which versions move must be the same in random games of
+2-4 players, with and without ``auto_single``, fixed splits and a small farm. The tricks compared here:
+
+* ``_advance`` tests the pick and act "nothing to choose" cases inline (``_skip_decision`` otherwise);
+* a pick's legal list is a prebuilt tuple per hand size (``ActionLayout.pick_choices``, FOG-ACT-3, FOG-2P-6);
+* ``_harvest_sites`` grows its kept sites from the cells placed since (FOG-HARVEST-2);
+* the harvest decision is skipped when no face-up harvest site is unused, without building the list
+  (FOG-HARVEST-2/3, FOG-RUL-24).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from farmgames.envs.fields_of_green import Game
+from farmgames.envs.fields_of_green.farm import Farm
+
+FIXED = {y: (2, 2, 1, 1) for y in range(1, 5)}  # FOG-RUL-3
+
+
+class _PlainGame(Game):
+    """The engine with the plain reading of each method a trick of this pass replaced."""
+
+    def _advance(self) -> None:
+        self._legal = None
+        stack = self._stack
+        while stack:
+            frame = stack[-1]
+            kind = frame[0]
+            if kind in ("split", "pick", "act", "pay_water", "store_water", "harvest") or kind in (
+                "keep_equipment",
+                "place_equipment",
+                "attach",
+                "ability_target",
+                "ability_option",
+            ):
+                if self._skip_decision(frame):
+                    continue
+                if self.auto_single:
+                    legal = self._compute_legal()
+                    if len(legal) == 1:
+                        self._apply(legal[0])
+                        continue
+                    self._legal = legal
+                return
+            stack.pop()
+            self._run(frame)
+        self.phase = "end"
+        self.public_version += 1
+
+    def _skip_decision(self, frame: tuple) -> bool:
+        kind = frame[0]
+        if kind == "pick":
+            if self.display if self.num_players == 2 else self.hands[frame[1]]:
+                return False
+            self._stack.pop()  # FOG-RUL-14
+            if self.num_players == 2 and self._stack and self._stack[-1][:2] == ("act", frame[1]):
+                self._stack.pop()
+            return True
+        if kind == "act":
+            if self.picks[frame[1]] is not None:
+                return False
+            self._stack.pop()
+            return True
+        if kind == "attach":
+            if self._attachable(frame[1], frame[2]):
+                return False
+            self._stack.pop()
+            return True
+        if kind == "harvest" and not self._harvest_cells(frame[1], unused_only=True):
+            self._stack.pop()
+            self._stack.append(("harvest_close", frame[1]))
+            return True
+        return False
+
+    def _compute_legal(self) -> list[int]:
+        frame = self._stack[-1]
+        if frame[0] == "pick":  # FOG-ACT-3, FOG-2P-6: any slot of the hand (the display with 2 players)
+            source = self.display if self.num_players == 2 else self.hands[frame[1]]
+            return [self.layout.PICK + i for i in range(len(source))]
+        return list(super()._compute_legal())
+
+    def _harvest_sites(self, farm: Farm) -> tuple[int, ...]:
+        # FOG-HARVEST-2: the occupied cells holding a location with a harvest ability, in placement order
+        return tuple(
+            c
+            for c in farm.occupied
+            if farm.grid[c] >= 0 and self.cards.locations[farm.grid[c]].ability_kind == "harvest"
+        )
+
+
+def _variants(players: int, count: int):
+    for seed in range(count):
+        kw: dict = {"auto_single": seed % 2 == 1}
+        if seed % 3 == 2:
+            kw["fixed_split"] = FIXED
+        if seed % 5 == 4:
+            kw["farm_size"] = 7
+        yield seed, kw
+
+
+def _moved(before: list[int], game: Game) -> list[bool]:
+    return [a != f.version for a, f in zip(before, game.farms)]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_fixed_path_plays_as_the_plain_reading(players):
+    kinds: dict[str, int] = {}
+    for seed, kw in _variants(players, 8):
+        game, plain = Game(num_players=players, seed=seed, **kw), _PlainGame(num_players=players, seed=seed, **kw)
+        rng = random.Random(seed)
+        while not game.is_terminal():
+            assert game.decision == plain.decision and game.current_player == plain.current_player
+            legal = game.legal_actions()
+            assert legal == plain.legal_actions() and type(legal) is list
+            assert game.to_json() == plain.to_json()
+            kinds[game.decision_kind] = kinds.get(game.decision_kind, 0) + 1
+            before = [f.version for f in game.farms], [f.version for f in plain.farms], game.public_version
+            action = legal[rng.randrange(len(legal))]
+            game.apply(action)
+            plain.apply(action)
+            assert _moved(before[0], game) == _moved(before[1], plain)
+            assert (game.public_version != before[2]) == (plain.public_version != before[2])
+            if rng.random() < 0.03:  # clones and loaded states take the same paths
+                for other in (game.clone(), Game.from_json(game.to_json())):
+                    assert other.legal_actions() == plain.legal_actions()
+                    assert other.current_player == plain.current_player
+        assert plain.is_terminal() and game.to_json() == plain.to_json()
+    assert kinds["pick"] > 100 and kinds["act"] > 100 and kinds["harvest"] > 20
+
+
+def test_pick_choices_are_the_plain_ranges():
+    layout = Game(num_players=2).layout
+    for n, choices in enumerate(layout.pick_choices):
+        assert choices == tuple(layout.PICK + i for i in range(n))
+    assert len(layout.pick_choices) > 6  # every hand the rules deal (FOG-DRAW-4) and any 2-player display
+
+
+def test_a_pick_from_a_longer_hand_than_the_table_takes_the_plain_range():
+    game = Game(num_players=3, seed=0)
+    while game.decision_kind != "pick":
+        game.apply(game.legal_actions()[0])
+    p = game.current_player
+    game.hands[p] = list(range(len(game.layout.pick_choices) + 2))  # a scenario's hand
+    game._legal = None
+    assert game.legal_actions() == [game.layout.PICK + i for i in range(len(game.hands[p]))]
+
+
+def test_harvest_skip_test_equals_the_plain_list():
+    """_skip_decision drops a harvest exactly when _harvest_cells(unused_only=True) is empty."""
+    skipped = kept = 0
+    for seed in range(6):
+        game = Game(num_players=2 + seed % 3, seed=seed)
+        rng = random.Random(seed)
+        while not game.is_terminal():
+            for p in range(game.num_players):
+                probe = game.clone()
+                probe._stack.append(("harvest", p))
+                empty = not probe._harvest_cells(p, unused_only=True)
+                assert probe._skip_decision(("harvest", p)) == empty
+                skipped += empty
+                kept += not empty
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+    assert skipped > 100 and kept > 100
+
+
+def test_harvest_sites_grow_from_the_cells_placed_since():
+    """The kept sites after many placements equal a fresh scan, also when the memo was read in between."""
+    game = Game(num_players=4, seed=5)
+    rng = random.Random(5)
+    grown = 0
+    while not game.is_terminal():
+        for farm in game.farms:
+            memo = farm.harvest_memo
+            sites = game._harvest_sites(farm)
+            grown += memo is not None and memo[0] is farm.occupied and memo[1] < len(farm.occupied)
+            assert sites == _PlainGame._harvest_sites(game, farm)
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+    assert grown > 20
