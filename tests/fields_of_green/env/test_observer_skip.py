@@ -1,0 +1,169 @@
+"""The Fields of Green observer's skip logic against the plain path (docs/profiling.md, eighth pass).
+
+A buffer's fill plan remembers what the buffer holds (cache epoch and change stamp, seat, hand, visible picks,
+decision key), and :meth:`Observer.fill` rewrites only what differs. The env alternates two buffers per seat
+in a fixed order; here buffers are filled out of order, sparsely, for changing seats, from clones and loaded
+states, so that every "the buffer already holds it" shortcut meets a buffer that holds something else.
+Each fill is compared, array for array, with ``fill(force_full=True)`` of a second observer and with the
+plain numpy reference of ``test_observer_fast`` (which shares no code with the observer). Also: the
+per-step functions hold no closure cells and the observer keeps no instance-dict attributes.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from farmgames.envs.fields_of_green import Game
+from farmgames.envs.fields_of_green import observer as observer_module
+from farmgames.envs.fields_of_green.observer import Observer
+
+from .test_observer_fast import plain_private, plain_public
+
+
+class _Pair:
+    """A game observed by the observer under test and by a reference observer that gets the same
+    perfect-recall hooks (so that "passed" can be compared too)."""
+
+    def __init__(self, game: Game, perfect_recall: bool):
+        self.game = game
+        self.obs = Observer(game, perfect_recall=perfect_recall)
+        self.ref = Observer(game, perfect_recall=perfect_recall)
+        self.ref_buf = self.ref.new_buffer()
+
+    def step(self, rng: random.Random) -> None:
+        game = self.game
+        action = rng.choice(game.legal_actions())
+        seat = game.current_player
+        tokens = [o.before_apply(game, seat, action) for o in (self.obs, self.ref)]
+        game.apply(action)
+        for o, token in zip((self.obs, self.ref), tokens):
+            o.after_apply(token)
+
+    def check(self, game: Game, seat: int, buf, where: str) -> None:
+        self.obs.fill(game, seat, buf)
+        self.ref.fill(game, seat, self.ref_buf, force_full=True)
+        got, want = buf.views, self.ref_buf.views
+        bad = [k for k in want if not np.array_equal(want[k], got[k])]
+        assert not bad, f"{where}, seat {seat}: differs from fill(force_full=True) in {bad}"
+        plain = {**plain_public(game, seat), **plain_private(game, seat)}
+        bad = [k for k in plain if not np.array_equal(plain[k], got[k])]
+        assert not bad, f"{where}, seat {seat}: differs from the plain reference in {bad}"
+
+
+CASES = [
+    (2, 9, False),
+    (2, 9, True),
+    (3, 9, False),
+    (3, 9, True),
+    (4, 9, False),
+    (4, 9, True),
+    (3, 23, True),  # v1's grid
+    (4, 23, False),
+]
+
+
+@pytest.mark.parametrize("players, farm_size, recall", CASES)
+def test_buffers_filled_out_of_order_equal_the_plain_path(players: int, farm_size: int, recall: bool) -> None:
+    """Five buffers shared by every seat, each refilled at random moments for a random seat (mostly the
+    deciding one, as the env does), including the same buffer twice in a row and buffers left alone for
+    many steps."""
+    rng = random.Random(players * 100 + farm_size + recall)
+    checked = 0
+    for seed in range(2):
+        pair = _Pair(Game(num_players=players, seed=40 + seed, farm_size=farm_size), recall)
+        bufs = [pair.obs.new_buffer() for _ in range(5)]
+        game = pair.game
+        while not game.is_terminal():
+            if rng.random() < 0.45:
+                buf = rng.choice(bufs)
+                seat = game.current_player if rng.random() < 0.7 else rng.randrange(players)
+                pair.check(game, seat, buf, f"seed {40 + seed}, step {len(game.history)}")
+                checked += 1
+                if rng.random() < 0.1:  # the same buffer again at once (everything skipped)
+                    pair.check(game, seat, buf, f"seed {40 + seed}, step {len(game.history)}, again")
+            pair.step(rng)
+        for seat in range(players):  # the final state
+            pair.check(game, seat, rng.choice(bufs), f"seed {40 + seed}, end")
+    assert checked > 100
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_clones_and_loaded_states_share_buffers_with_the_original(players: int) -> None:
+    """The observer switches between the game, a clone played on, a JSON round trip and back: every switch
+    is a new game to the caches, and a buffer last filled from another game must be rewritten."""
+    rng = random.Random(players)
+    pair = _Pair(Game(num_players=players, seed=7), perfect_recall=False)
+    game = pair.game
+    bufs = [pair.obs.new_buffer() for _ in range(3)]
+    checked = 0
+    while not game.is_terminal():
+        seat = game.current_player
+        pair.check(game, seat, rng.choice(bufs), f"step {len(game.history)}")
+        checked += 1
+        if rng.random() < 0.05:
+            twin = game.clone() if rng.random() < 0.5 else Game.from_json(game.to_json())
+            for _ in range(rng.randrange(1, 6)):
+                if twin.is_terminal():
+                    break
+                twin.apply(rng.choice(twin.legal_actions()))
+            for buf in rng.sample(bufs, 2):
+                pair.check(twin, rng.randrange(players), buf, f"step {len(game.history)}, twin")
+        pair.step(rng)
+    assert checked > 100
+
+
+def _pick_then_own_pick(obs: Observer, game: Game) -> tuple[int, np.ndarray]:
+    """Fill a buffer for the next seat while another seat picks, then again at that seat's own pick."""
+    while game.decision_kind != "pick":
+        game.apply(game.legal_actions()[0])
+    seat = (game.current_player + 1) % game.num_players
+    buf = obs.new_buffer()
+    obs.fill(game, seat, buf)  # someone else's pick: "yours" clear
+    game.apply(game.legal_actions()[0])
+    assert game.decision_kind == "pick" and game.current_player == seat
+    obs.fill(game, seat, buf)  # the viewer's own pick: "yours" set
+    return seat, buf.views["decision"]
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_wrong_skip_key_would_be_caught(monkeypatch: pytest.MonkeyPatch, broken: bool) -> None:
+    """The comparisons above can fail: with the viewer's own decisions keyed like someone else's (so that a
+    buffer holding another seat's pick looks current at the viewer's own pick), the plain reference
+    disagrees; with the real keys it agrees."""
+    game = Game(num_players=3, seed=3)
+    obs = Observer(game)
+    if broken:
+        monkeypatch.setattr(obs, "_own_key", {kind: kind for kind in obs._own_key})
+    seat, seen = _pick_then_own_pick(obs, game)
+    assert np.array_equal(plain_private(game, seat)["decision"], seen) is not broken
+
+
+def test_the_observer_keeps_its_attributes_in_slots() -> None:
+    """CPython 3.11 reads ``self.x`` from inline values only up to 30 instance-dict keys (the observer has
+    ~90 attributes): every one is a slot, the instance dict stays empty after play."""
+    game = Game(num_players=4, seed=0)
+    obs = Observer(game, perfect_recall=True)
+    buf = obs.new_buffer()
+    for _ in range(60):
+        obs.fill(game, game.current_player, buf)
+        game.apply(game.legal_actions()[-1])
+    assert vars(obs) == {}
+    assert not hasattr(buf.plan, "__dict__")
+
+
+def test_the_per_step_functions_hold_no_cells() -> None:
+    """A local read by a comprehension or lambda is a cell allocated on every call (CPython 3.11)."""
+    hot = [
+        Observer.fill,
+        Observer._sync,
+        Observer._sync_public,
+        Observer._sync_farm,
+        Observer._sync_harvested,
+        Observer._sync_discard,
+        Observer._fill_context,
+    ]
+    assert [f.__qualname__ for f in hot if f.__code__.co_cellvars or f.__code__.co_freevars] == []
+    assert observer_module._STALE != 0 and observer_module._STALE is not None  # equal to no part's key
