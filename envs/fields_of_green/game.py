@@ -479,6 +479,24 @@ class Game:
         if action not in legal:
             raise IllegalActionError(self._illegal_message(action, list(legal)))
         self.history.append(action)
+        stack = self._stack
+        frame = stack[-1]
+        if frame[0] == "pick" and self.num_players != 2:
+            # Speed: a 3-4 player pick (the most frequent decision) is _apply's pick path, and when the next
+            # frame is another seat's pick with cards in hand (3 picks in 4), that is where _advance would stop
+            # (it tests exactly this; auto_single may apply it instead): no _apply or _advance call then.
+            # tests/fields_of_green/env/test_engine_paths.py plays both ways.
+            stack.pop()
+            self._legal = None
+            self.public_version += 1  # a pick changes public state only (see Game._apply)
+            p = frame[1]
+            self.picks[p] = self.hands[p].pop(action - self.layout.PICK)  # FOG-ACT-3
+            if len(stack) > 0:
+                below = stack[-1]
+                if below[0] == "pick" and self.hands[below[1]] and not self.auto_single:
+                    return
+            self._advance()
+            return
         self._apply(action)
         self._advance()
 
@@ -741,19 +759,7 @@ class Game:
     def _skip_decision(self, frame: tuple) -> bool:
         """Drop frames where the rules leave nothing to choose (no tile to attach, no harvest ability)."""
         kind = frame[0]
-        if kind == "pick":
-            if self.display if self.num_players == 2 else self.hands[frame[1]]:
-                return False
-            self._stack.pop()  # short piles (FOG-RUL-14) can leave a player without cards this turn
-            if self.num_players == 2 and self._stack and self._stack[-1][:2] == ("act", frame[1]):
-                self._stack.pop()
-            return True
-        if kind == "act":
-            if self.picks[frame[1]] is not None:
-                return False
-            self._stack.pop()
-            return True
-        if kind == "attach":
+        if kind == "attach":  # (the kinds _advance hands over most often first: it tests picks and acts itself)
             # (speed: no set-aside tile, nothing to attach, without the _attachable call)
             if self.farms[frame[1]].set_aside and self._attachable(frame[1], frame[2]):
                 return False
@@ -769,6 +775,18 @@ class Game:
                     return False
             self._stack.pop()
             self._stack.append(("harvest_close", frame[1]))
+            return True
+        if kind == "pick":
+            if self.display if self.num_players == 2 else self.hands[frame[1]]:
+                return False
+            self._stack.pop()  # short piles (FOG-RUL-14) can leave a player without cards this turn
+            if self.num_players == 2 and self._stack and self._stack[-1][:2] == ("act", frame[1]):
+                self._stack.pop()
+            return True
+        if kind == "act":
+            if self.picks[frame[1]] is not None:
+                return False
+            self._stack.pop()
             return True
         return False
 
@@ -786,7 +804,28 @@ class Game:
             self._run_for_seat(kind, frame)
             return
         self.public_version += 1  # a phase frame (none is in _FARM_ONLY_FRAMES, all of which act for a seat)
-        if kind == "year":
+        # (the frames of every turn are tested first: speed)
+        if kind == "reveal":
+            self._pass_hands()  # FOG-ACT-5
+            self.revealed = True  # FOG-ACT-6
+            self._stack += _TURN_ACTS[self.num_players][self.first_player]  # acts in seat order, then end_turn
+        elif kind == "end_turn":
+            self.picks = [None] * self.num_players
+            self.revealed = False
+        elif kind == "turn":
+            self.turn = frame[1]
+            self.revealed = False
+            self._stack += _TURN_PICKS[self.num_players][self.first_player]  # picks in seat order, then the reveal
+        elif kind == "turn2":
+            self.turn = frame[1] // 2 + 1
+        elif kind == "after_turn2":
+            self.picks = [None] * self.num_players
+            if frame[1] % 2 == 1:  # FOG-2P-7/8: refill after each pair
+                for _ in range(2):
+                    if self.offer:
+                        self.display.append(self.offer.pop())
+                self.display.sort()
+        elif kind == "year":
             if self.year == YEARS:
                 return  # FOG-END-1: nothing more is pushed; the stack empties and the game ends
             self.year += 1  # FOG-UPKEEP-2
@@ -814,26 +853,6 @@ class Game:
                 self._push_in_order(steps)
             else:
                 self._push_in_order([("turn", t) for t in range(1, TURNS + 1)])
-        elif kind == "turn":
-            self.turn = frame[1]
-            self.revealed = False
-            self._stack += _TURN_PICKS[self.num_players][self.first_player]  # picks in seat order, then the reveal
-        elif kind == "reveal":
-            self._pass_hands()  # FOG-ACT-5
-            self.revealed = True  # FOG-ACT-6
-            self._stack += _TURN_ACTS[self.num_players][self.first_player]  # acts in seat order, then end_turn
-        elif kind == "end_turn":
-            self.picks = [None] * self.num_players
-            self.revealed = False
-        elif kind == "turn2":
-            self.turn = frame[1] // 2 + 1
-        elif kind == "after_turn2":
-            self.picks = [None] * self.num_players
-            if frame[1] % 2 == 1:  # FOG-2P-7/8: refill after each pair
-                for _ in range(2):
-                    if self.offer:
-                        self.display.append(self.offer.pop())
-                self.display.sort()
         elif kind == "harvest_phase":
             self.phase = "harvest"
             self._push_in_order([("harvest", p) for p in self._seats()] + [("pass_first",)])
@@ -1146,9 +1165,14 @@ class Game:
             cost = self.cards.locations[card].cost
             farm.coins -= cost.coins  # FOG-ACT-BUILD-3
             farm.food -= cost.food  # FOG-ACT-BUILD-5
-            self._stack.append(("finish_build", p, card, arg))
             if cost.water:  # FOG-ACT-BUILD-4: paid from towers in range, one unit per decision
+                self._stack.append(("finish_build", p, card, arg))
                 self._stack.append(("pay_water", p, arg, cost.water))
+            else:
+                # Speed: nothing to pay, so the finish_build frame would run next, in this same step: run it
+                # now (the decision already bumped this farm's and the public version; test_engine_paths.py
+                # plays both ways)
+                self._finish_build(p, card, arg)
             return
         self.discard.append(card)  # FOG-ACT-11, FOG-ACT-14
         self.picks[p] = None
@@ -1158,12 +1182,14 @@ class Game:
             farm.place(arg, TOWER)
             farm.tower_capacity[arg] = self.cards.tower_capacity
             farm.tower_water[arg] = self.cards.tower_start_water  # FOG-ACT-TOWER-4
-            self._stack.append(("attach", p, arg))  # FOG-RUL-20
+            if farm.set_aside:  # FOG-RUL-20 (speed: without a tile set aside _skip_decision drops the frame)
+                self._stack.append(("attach", p, arg))
         elif what == "silo":
             self.silos_left -= 1
             farm.place(arg, SILO)
             farm.silo_capacity[arg] = self.cards.silo_capacity  # FOG-ACT-SILO-4: empty
-            self._stack.append(("attach", p, arg))
+            if farm.set_aside:  # FOG-RUL-20, as for a tower
+                self._stack.append(("attach", p, arg))
         elif what == "market":
             farm.food -= arg
             farm.coins += MARKET_BASE + MARKET_PER_FOOD * arg  # FOG-ACT-MARKET-1..3

@@ -4,7 +4,10 @@
 decision, legal list, current player, state and which versions move must be the same in random games of
 2-4 players, with and without ``auto_single``, fixed splits and a small farm. The tricks compared here:
 
+* ``apply`` applies a 3-4 player pick itself and stops at the next seat's pick without ``_advance``;
 * ``_advance`` tests the pick and act "nothing to choose" cases inline (``_skip_decision`` otherwise);
+* ``_act`` finishes a build with no water to pay at once (no ``finish_build`` frame) and pushes a tower's or
+  silo's attach decision only with a tile set aside (FOG-ACT-BUILD-8, FOG-RUL-17/20);
 * a pick's legal list is a prebuilt tuple per hand size (``ActionLayout.pick_choices``, FOG-ACT-3, FOG-2P-6);
 * ``_harvest_sites`` grows its kept sites from the cells placed since (FOG-HARVEST-2);
 * the harvest decision is skipped when no face-up harvest site is unused, without building the list
@@ -17,14 +20,55 @@ import random
 
 import pytest
 
+from farmgames.envs.core.protocol import IllegalActionError
 from farmgames.envs.fields_of_green import Game
-from farmgames.envs.fields_of_green.farm import Farm
+from farmgames.envs.fields_of_green.farm import SILO, TOWER, Farm
+from farmgames.envs.fields_of_green.game import MARKET_BASE, MARKET_PER_FOOD, RESTORE_COST, TOWER_COST
 
 FIXED = {y: (2, 2, 1, 1) for y in range(1, 5)}  # FOG-RUL-3
 
 
 class _PlainGame(Game):
     """The engine with the plain reading of each method a trick of this pass replaced."""
+
+    def apply(self, action: int) -> None:
+        if action not in self.legal_actions():
+            raise IllegalActionError(f"{action} is not legal")
+        self.history.append(action)
+        self._apply(action)
+        self._advance()
+
+    def _act(self, p: int, farm: Farm, what: str, arg: int) -> None:
+        card = self.picks[p]
+        farm.actions_taken += 1
+        if what == "build":  # FOG-ACT-BUILD-3..5: pay, then the water one unit per decision, then finish
+            cost = self.cards.locations[card].cost
+            farm.coins -= cost.coins
+            farm.food -= cost.food
+            self._stack.append(("finish_build", p, card, arg))
+            if cost.water:
+                self._stack.append(("pay_water", p, arg, cost.water))
+            return
+        self.discard.append(card)  # FOG-ACT-11, FOG-ACT-14
+        self.picks[p] = None
+        if what == "tower":  # FOG-ACT-TOWER-2/4, then the attach decision (FOG-RUL-20)
+            farm.coins -= TOWER_COST
+            self.towers_left -= 1
+            farm.place(arg, TOWER)
+            farm.tower_capacity[arg] = self.cards.tower_capacity
+            farm.tower_water[arg] = self.cards.tower_start_water
+            self._stack.append(("attach", p, arg))
+        elif what == "silo":  # FOG-ACT-SILO-4
+            self.silos_left -= 1
+            farm.place(arg, SILO)
+            farm.silo_capacity[arg] = self.cards.silo_capacity
+            self._stack.append(("attach", p, arg))
+        elif what == "market":  # FOG-ACT-MARKET-1..3
+            farm.food -= arg
+            farm.coins += MARKET_BASE + MARKET_PER_FOOD * arg
+        elif what == "restore":  # FOG-ACT-RESTORE-2/4
+            farm.coins -= RESTORE_COST
+            farm.fallow.discard(arg)
 
     def _advance(self) -> None:
         self._legal = None
@@ -120,12 +164,13 @@ def test_fixed_path_plays_as_the_plain_reading(players):
             assert legal == plain.legal_actions() and type(legal) is list
             assert game.to_json() == plain.to_json()
             kinds[game.decision_kind] = kinds.get(game.decision_kind, 0) + 1
-            before = [f.version for f in game.farms], [f.version for f in plain.farms], game.public_version
+            before = [f.version for f in game.farms], [f.version for f in plain.farms]
+            public = game.public_version, plain.public_version
             action = legal[rng.randrange(len(legal))]
             game.apply(action)
             plain.apply(action)
             assert _moved(before[0], game) == _moved(before[1], plain)
-            assert (game.public_version != before[2]) == (plain.public_version != before[2])
+            assert (game.public_version != public[0]) == (plain.public_version != public[1])
             if rng.random() < 0.03:  # clones and loaded states take the same paths
                 for other in (game.clone(), Game.from_json(game.to_json())):
                     assert other.legal_actions() == plain.legal_actions()
@@ -184,3 +229,25 @@ def test_harvest_sites_grow_from_the_cells_placed_since():
         legal = game.legal_actions()
         game.apply(legal[rng.randrange(len(legal))])
     assert grown > 20
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_pick_path_leaves_a_single_card_pick_to_auto_single(players):
+    """apply's pick path stops at the next pick only without auto_single: with it, a next picker holding a
+    single card is picked for at once (as _advance does), here from a hand cut down to one card."""
+    for auto_single in (True, False):
+        game = Game(num_players=players, seed=2, auto_single=auto_single)
+        while game.decision_kind != "pick":
+            game.apply(game.legal_actions()[0])
+        below = game._stack[-2]
+        assert below[0] == "pick"
+        hand = game.hands[below[1]]
+        game.discard.extend(hand[1:])  # (every card stays in one place)
+        game.hands[below[1]] = hand[:1]
+        game._legal = None
+        plain = _PlainGame.from_json(game.to_json())
+        assert type(plain) is _PlainGame
+        game.apply(game.legal_actions()[0])
+        plain.apply(plain.legal_actions()[0])
+        assert game.to_json() == plain.to_json() and game.decision == plain.decision
+        assert (game.current_player == below[1]) is not auto_single
