@@ -189,6 +189,8 @@ class Observer:
         "_decision_card_at",
         "_decision_end",
         "_design",
+        "_design_of",
+        "_zero_row",
         "_discard_at",
         "_discard_counts",
         "_discard_mv",
@@ -420,6 +422,8 @@ class Observer:
         self._full_rows[np.arange(ncards), C + self._design] = 1.0
         self._hand_rows = np.concatenate([np.ones((ncards, 1), np.float32), self._full_rows], axis=1)
         self._harvest_card = [c.ability_kind == "harvest" for c in cards.locations]
+        self._design_of = [int(d) for d in self._design]  # the same, as a list of Python ints
+        self._zero_row = memoryview(np.zeros(D, np.float32))  # clears a row of `passed`
         ntiles = len(cards.equipment)
         self._tile_rows = np.zeros((ntiles, T), np.float32)
         self._tile_design = np.zeros(ntiles, np.int64)
@@ -655,6 +659,7 @@ class Observer:
         stack = game._stack
         self._frame = frame = stack[-1] if stack else None  # game.decision
         current = frame[1] if frame is not None else None
+        prev = self._current  # the seat that decided at the last sync (None: unknown)
         if current != self._current:
             pmv, at = self._pub_mv, self._seat_at
             if self._current is not None:
@@ -666,12 +671,12 @@ class Observer:
         if game.phase == "harvest" or self._harvest_owner is not None:
             self._sync_harvested(game, current if game.phase == "harvest" else None)
         if game.public_version != self._public:
-            self._sync_public(game)
+            self._sync_public(game, prev)
             self._public = game.public_version
 
-    def _sync_public(self, game: Game) -> None:  # noqa: C901 - one incremental branch per cached part (speed)
+    def _sync_public(self, game: Game, prev: int | None) -> None:  # noqa: C901 - one branch per cached part
         """Per-seat public status, draw counts, GAME_FEATURES and the discard counts: only the values that
-        changed are written.
+        changed are written (``prev``: the seat that decided at the last sync, whose values usually moved).
 
         Speed: plain attribute loads (specialised by CPython 3.11) and whole tuple and list comparisons;
         ``operator.attrgetter`` for the scalars and ``map(len)`` over the lists measured ~3.7k instructions
@@ -684,13 +689,22 @@ class Observer:
             pmv[at[first] + 2] = 1.0
             self._first = first
         sizes, picks = list(map(len, game.hands)), game.picks
-        if sizes != self._hand_sizes or picks != self._picks:
-            # every seat's hand_size and picked written again: two memoryview stores per seat cost less
-            # than comparing the old values seat by seat
-            for p in range(self.num_players):
-                a = at[p]
-                pmv[a] = sizes[p]
-                pmv[a + 1] = picks[p] is not None
+        old_sizes, old_picks = self._hand_sizes, self._picks
+        if sizes != old_sizes or picks != old_picks:
+            # Speed: a pick changes only the picker's hand size and pick, an act only the actor's pick: the
+            # seat that decided last is written first, then every seat only if the lists still differ (a
+            # reveal passes every hand, a new turn clears every pick). Two memoryview stores per seat cost less
+            # than comparing the old values seat by seat.
+            if prev is not None:
+                a = at[prev]
+                pmv[a] = old_sizes[prev] = sizes[prev]
+                card = old_picks[prev] = picks[prev]
+                pmv[a + 1] = card is not None
+            if sizes != old_sizes or picks != old_picks:
+                for p in range(self.num_players):
+                    a = at[p]
+                    pmv[a] = sizes[p]
+                    pmv[a + 1] = picks[p] is not None
             self._hand_sizes, self._picks = sizes, list(picks)
         draws = game.draw_counts
         if draws != self._draws:
@@ -739,12 +753,13 @@ class Observer:
         self._harvest_owner, self._harvest_cells = owner, cells
 
     def _sync_discard(self, discard: list[int]) -> None:
-        design = self._design
+        # (speed: Python ints and a memoryview; numpy scalar indexing cost ~2k instructions a card)
+        design, counts = self._design_of, self._discard_mv
         if len(discard) < self._discard_seen:  # never in play; a hand-edited game: count afresh
             self._discard_counts.fill(0.0)
             self._discard_seen = 0
         for card in discard[self._discard_seen :]:
-            self._discard_counts[design[card]] += 1.0
+            counts[design[card]] += 1.0
         self._discard_seen = len(discard)
         self._discard_stamp = self._stamp
 
@@ -897,11 +912,13 @@ class Observer:
             self._passed[:] = 0.0
             self._recall_year = year
         if 1 <= turn <= RECALL_TURNS:
-            row = self._passed[seat, turn - 1]
-            row[:] = 0.0
+            # (speed: through the seat's memoryview with Python ints; numpy scalar indexing cost ~2k
+            # instructions a card)
+            row, design, at = self._passed_views[seat], self._design_of, (turn - 1) * self.D
+            row[at : at + self.D] = self._zero_row
             for i, card in enumerate(hand):
                 if i != slot:
-                    row[self._design[card]] += 1.0
+                    row[at + design[card]] += 1.0
 
     # ------------------------------------------------------------------ filling
 

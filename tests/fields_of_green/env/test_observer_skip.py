@@ -32,12 +32,19 @@ class _Pair:
         self.obs = Observer(game, perfect_recall=perfect_recall)
         self.ref = Observer(game, perfect_recall=perfect_recall)
         self.ref_buf = self.ref.new_buffer()
+        # perfect recall, the plain way (FOG-INFO-3): (year, seat, turn) -> the designs of the hand passed on
+        self.passed: dict[tuple[int, int, int], list[int]] = {}
 
     def step(self, rng: random.Random) -> None:
         game = self.game
         action = rng.choice(game.legal_actions())
         seat = game.current_player
         tokens = [o.before_apply(game, seat, action) for o in (self.obs, self.ref)]
+        if game.decision_kind == "pick" and game.num_players > 2:
+            hand = list(game.hands[seat])
+            del hand[action - game.layout.PICK]
+            designs = [game.cards.locations[card].design for card in hand]
+            self.passed[(game.year, seat, game.turn)] = designs
         game.apply(action)
         for o, token in zip((self.obs, self.ref), tokens):
             o.after_apply(token)
@@ -49,6 +56,12 @@ class _Pair:
         bad = [k for k in want if not np.array_equal(want[k], got[k])]
         assert not bad, f"{where}, seat {seat}: differs from fill(force_full=True) in {bad}"
         plain = {**plain_public(game, seat), **plain_private(game, seat)}
+        if self.obs.perfect_recall:
+            passed = np.zeros_like(got["passed"])
+            for turn in range(1, passed.shape[0] + 1):
+                for design in self.passed.get((game.year, seat, turn), []):
+                    passed[turn - 1, design] += 1
+            plain["passed"] = passed
         bad = [k for k in plain if not np.array_equal(plain[k], got[k])]
         assert not bad, f"{where}, seat {seat}: differs from the plain reference in {bad}"
 
