@@ -251,3 +251,40 @@ def test_pick_path_leaves_a_single_card_pick_to_auto_single(players):
         plain.apply(plain.legal_actions()[0])
         assert game.to_json() == plain.to_json() and game.decision == plain.decision
         assert (game.current_player == below[1]) is not auto_single
+
+
+def test_clone_and_pickle_carry_every_slot():
+    """Game keeps its per-step state in __slots__ (speed): clone copies every slot (the mutable ones as
+    copies), a pickle round trip keeps them and the __dict__ part, and the copies play on alike."""
+    import pickle
+
+    slots = [name for name in Game.__slots__ if name != "__dict__"]
+    assert len(slots) == len(set(slots)) and "current_player" not in slots
+    game = Game(num_players=4, seed=3)
+    rng = random.Random(3)
+    for _ in range(150):
+        game.apply(rng.choice(game.legal_actions()))
+    game.legal_actions()  # the legal list kept
+    game.note = "set from outside"  # type: ignore[attr-defined]  # lands in __dict__
+    for copy in (game.clone(), pickle.loads(pickle.dumps(game))):
+        for name in slots:
+            mine, theirs = getattr(game, name), getattr(copy, name)
+            if name == "farms":
+                assert [f.version for f in mine] == [f.version for f in theirs]
+            elif name == "cards":  # (a pickled card set, geometry or layout is a copy of the same one)
+                assert theirs.sha256 == mine.sha256
+            elif name == "geometry":
+                assert theirs.size == mine.size
+            elif name == "layout":
+                assert (theirs.farm_size, theirs.size) == (mine.farm_size, mine.size)
+            elif name != "_legal" or theirs is not None:
+                assert theirs == mine, name
+            if isinstance(mine, (list, set, dict)) and name not in ("_legal", "fixed_split", "_harvest_base"):
+                assert theirs is not mine, name  # (the two dicts are read-only: shared)
+        assert copy.note == "set from outside" and copy.variant == game.variant
+        assert copy.to_json() == game.to_json()
+        action = game.legal_actions()[0]
+        a, b = game.clone(), copy
+        a.apply(action)
+        b.apply(action)
+        assert a.to_json() == b.to_json() and a.legal_actions() == b.legal_actions()
