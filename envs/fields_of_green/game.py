@@ -934,11 +934,7 @@ class Game:
         if kind not in _FARM_ONLY_FRAMES:
             self.public_version += 1  # see _FARM_ONLY_DECISIONS
         self.farms[frame[1]].version += 1  # see _SEAT_FRAMES
-        if kind == "finish_build":
-            self._finish_build(*frame[1:])
-        elif kind == "immediate":
-            self._immediate(frame[1], frame[2])
-        elif kind == "ops":
+        if kind == "ops":
             self._run_ops(*frame[1:])
         elif kind == "finish_harvest":
             self._finish_harvest(frame[1], frame[2])
@@ -946,6 +942,10 @@ class Game:
             self._close_harvest(frame[1])
         elif kind == "income_for":
             self._gain(frame[1], INCOME, -1)  # FOG-UPKEEP-4/5
+        elif kind == "immediate":
+            self._immediate(frame[1], frame[2])
+        elif kind == "finish_build":
+            self._finish_build(*frame[1:])
         elif kind == "draw_fixed":
             self._take_split(frame[1], self._fixed_split_now())  # FOG-RUL-3
         elif kind == "gain_equipment":
@@ -963,16 +963,17 @@ class Game:
     def _compute_legal(self) -> list[int] | tuple[int, ...]:
         frame = self._stack[-1]
         kind, p = frame[0], frame[1]
-        L = self.layout
         if kind == "pick":
             # the slots 0..n-1 of the hand or display, a prebuilt tuple per n (speed; legal_actions copies it)
+            n = len(self.display if self.num_players == 2 else self.hands[p])
             try:
-                return L.pick_choices[len(self.display if self.num_players == 2 else self.hands[p])]
+                return self.layout.pick_choices[n]
             except IndexError:  # a hand longer than any the rules deal (a scenario's): the plain range
-                return list(range(L.PICK, L.PICK + len(self.display if self.num_players == 2 else self.hands[p])))
-        farm = self.farms[p]
+                return list(range(self.layout.PICK, self.layout.PICK + n))
         if kind == "act":  # (kinds in the order of their frequency)
-            return self._act_legal(p, farm)
+            return self._act_legal(p, self.farms[p])
+        L = self.layout
+        farm = self.farms[p]
         if kind == "harvest":
             out = list(map(L.HARVEST.__add__, self._harvest_cells(p, unused_only=True, payable=True)))
             out.append(L.HARVEST_END)
@@ -1277,7 +1278,10 @@ class Game:
         """FOG-ABIL-1: a new location's Immediate ability applies once, when it is built."""
         ability = self.cards.locations[self.farms[p].grid[cell]].ability
         if ability is not None and ability.kind == "immediate":
-            self._stack.append(("ops", p, cell, ability.effect, 0))
+            # Speed: an ("ops", p, cell, effect, 0) frame pushed here would run next, in this same step, as
+            # this call (it bumps only this farm's version, already bumped by the step): run it now
+            # (test_engine_paths.py plays both ways)
+            self._run_ops(p, cell, ability.effect, 0)
 
     def _take_split(self, p: int, split: tuple[int, ...]) -> None:
         drawn: list[int] = []
@@ -1327,6 +1331,11 @@ class Game:
         self.harvested.add(cell)
         farm = self.farms[p]
         card = self.cards.locations[farm.grid[cell]]
+        if cell not in farm.equipment:
+            # Speed: without equipment the one ops frame would run next, in this same step: run it now (as in
+            # _immediate; test_engine_paths.py plays both ways)
+            self._run_ops(p, cell, card.ability.effect, 0)
+            return
         frames = [("ops", p, cell, card.ability.effect, 0)]
         for tile_id in farm.equipment.get(cell, ()):
             tile = self.cards.equipment[tile_id]

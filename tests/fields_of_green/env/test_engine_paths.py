@@ -9,6 +9,8 @@ decision, legal list, current player, state and which versions move must be the 
 * ``_act`` finishes a build with no water to pay at once (no ``finish_build`` frame) and pushes a tower's or
   silo's attach decision only with a tile set aside (FOG-ACT-BUILD-8, FOG-RUL-17/20);
 * a pick's legal list is a prebuilt tuple per hand size (``ActionLayout.pick_choices``, FOG-ACT-3, FOG-2P-6);
+* ``_immediate`` and ``_finish_harvest`` (a location without equipment) run the ability's ops at once instead
+  of pushing an ``ops`` frame that would run next (FOG-ABIL-1, FOG-EQUIP-12);
 * ``_harvest_sites`` grows its kept sites from the cells placed since (FOG-HARVEST-2);
 * the harvest decision is skipped when no face-up harvest site is unused, without building the list
   (FOG-HARVEST-2/3, FOG-RUL-24).
@@ -121,6 +123,21 @@ class _PlainGame(Game):
             self._stack.append(("harvest_close", frame[1]))
             return True
         return False
+
+    def _immediate(self, p: int, cell: int) -> None:
+        ability = self.cards.locations[self.farms[p].grid[cell]].ability
+        if ability is not None and ability.kind == "immediate":  # FOG-ABIL-1
+            self._stack.append(("ops", p, cell, ability.effect, 0))
+
+    def _finish_harvest(self, p: int, cell: int) -> None:
+        self.harvested.add(cell)  # the ability, then the host's harvest-timed equipment (FOG-EQUIP-12)
+        farm = self.farms[p]
+        frames = [("ops", p, cell, self.cards.locations[farm.grid[cell]].ability.effect, 0)]
+        for tile_id in farm.equipment.get(cell, ()):
+            tile = self.cards.equipment[tile_id]
+            if tile.timing == "harvest":
+                frames.append(("ops", p, cell, tile.effect, 0))
+        self._push_in_order(frames)
 
     def _compute_legal(self) -> list[int]:
         frame = self._stack[-1]
