@@ -159,6 +159,26 @@ _SEAT_ORDER = {n: tuple(tuple((first + i) % n for i in range(n)) for first in ra
 _TURN_PICKS = {n: tuple((("reveal",), *(("pick", p) for p in reversed(o))) for o in _SEAT_ORDER[n]) for n in (2, 3, 4)}
 _TURN_ACTS = {n: tuple((("end_turn",), *(("act", p) for p in reversed(o))) for o in _SEAT_ORDER[n]) for n in (2, 3, 4)}
 
+# _ACTIONS_2P[first]: the 2-player action phase as pushed (last-first): 12 turns, the seats alternating from the
+# first player, each a pick and an act between the turn2 and after_turn2 frames (FOG-2P-5, FOG-RUL-33)
+_ACTIONS_2P = tuple(
+    tuple(
+        reversed(
+            [
+                frame
+                for i in range(2 * TURNS)
+                for frame in (
+                    ("turn2", i),
+                    ("pick", first if i % 2 == 0 else 1 - first),
+                    ("act", first if i % 2 == 0 else 1 - first),
+                    ("after_turn2", i),
+                )
+            ]
+        )
+    )
+    for first in range(2)
+)
+
 # every split is legal while each pile holds a full hand (FOG-DRAW-2..4: 6 cards from at least 3 piles)
 _ALL_SPLITS = tuple(i for i, _ in _SPLIT_CANDIDATES[HAND_SIZE][3])
 
@@ -522,19 +542,27 @@ class Game:
         self.history.append(action)
         stack = self._stack
         frame = stack[-1]
-        if frame[0] == "pick" and self.num_players != 2:
-            # Speed: a 3-4 player pick (the most frequent decision) is _apply's pick path, and when the next
-            # frame is another seat's pick with cards in hand (3 picks in 4), that is where _advance would stop
-            # (it tests exactly this; auto_single may apply it instead): no _apply or _advance call then.
+        if frame[0] == "pick":
+            # Speed: a pick (the most frequent decision, with the act) is _apply's pick path, and when the next
+            # frame is a decision _advance would stop at -- another seat's pick with cards in hand (3-4 players,
+            # 3 picks in 4) or the picker's own act (2 players) -- there is no _apply or _advance call (the
+            # tests are _advance's; with auto_single _advance runs, as it may apply that decision).
             # tests/fields_of_green/env/test_engine_paths.py plays both ways.
             stack.pop()
             self._legal = None
             self.public_version += 1  # a pick changes public state only (see Game._apply)
             p = frame[1]
-            self.picks[p] = self.hands[p].pop(action - self.layout.PICK)  # FOG-ACT-3
-            if len(stack) > 0:
+            if self.num_players == 2:
+                self.picks[p] = self.display.pop(action - self.layout.PICK)  # FOG-2P-6
+            else:
+                self.picks[p] = self.hands[p].pop(action - self.layout.PICK)  # FOG-ACT-3
+            if len(stack) > 0 and not self.auto_single:
                 below = stack[-1]
-                if below[0] == "pick" and self.hands[below[1]] and not self.auto_single:
+                kind = below[0]
+                if kind == "pick":
+                    if self.num_players != 2 and self.hands[below[1]]:
+                        return
+                elif kind == "act" and self.picks[below[1]] is not None:
                     return
             self._advance()
             return
@@ -865,8 +893,17 @@ class Game:
             self._run_for_seat(kind, frame)
             return
         self.public_version += 1  # a phase frame (none is in _FARM_ONLY_FRAMES, all of which act for a seat)
-        # (the frames of every turn are tested first: speed)
-        if kind == "reveal":
+        # (the frames of every turn are tested first, the 2-player ones (two per act) before the others: speed)
+        if kind == "turn2":
+            self.turn = frame[1] // 2 + 1
+        elif kind == "after_turn2":
+            self.picks = [None] * self.num_players
+            if frame[1] % 2 == 1:  # FOG-2P-7/8: refill after each pair
+                for _ in range(2):
+                    if self.offer:
+                        self.display.append(self.offer.pop())
+                self.display.sort()
+        elif kind == "reveal":
             self._pass_hands()  # FOG-ACT-5
             self.revealed = True  # FOG-ACT-6
             self._stack += _TURN_ACTS[self.num_players][self.first_player]  # acts in seat order, then end_turn
@@ -877,15 +914,6 @@ class Game:
             self.turn = frame[1]
             self.revealed = False
             self._stack += _TURN_PICKS[self.num_players][self.first_player]  # picks in seat order, then the reveal
-        elif kind == "turn2":
-            self.turn = frame[1] // 2 + 1
-        elif kind == "after_turn2":
-            self.picks = [None] * self.num_players
-            if frame[1] % 2 == 1:  # FOG-2P-7/8: refill after each pair
-                for _ in range(2):
-                    if self.offer:
-                        self.display.append(self.offer.pop())
-                self.display.sort()
         elif kind == "year":
             if self.year == YEARS:
                 return  # FOG-END-1: nothing more is pushed; the stack empties and the game ends
@@ -906,12 +934,7 @@ class Game:
         elif kind == "actions":
             self.phase = "action"
             if self.two_player:
-                first, second = self.first_player, 1 - self.first_player
-                steps = []
-                for i in range(2 * TURNS):  # FOG-2P-5, FOG-RUL-33
-                    p = first if i % 2 == 0 else second
-                    steps += [("turn2", i), ("pick", p), ("act", p), ("after_turn2", i)]
-                self._push_in_order(steps)
+                self._stack += _ACTIONS_2P[self.first_player]  # FOG-2P-5, FOG-RUL-33 (prebuilt: speed)
             else:
                 self._push_in_order([("turn", t) for t in range(1, TURNS + 1)])
         elif kind == "harvest_phase":

@@ -4,7 +4,8 @@
 decision, legal list, current player, state and which versions move must be the same in random games of
 2-4 players, with and without ``auto_single``, fixed splits and a small farm. The tricks compared here:
 
-* ``apply`` applies a 3-4 player pick itself and stops at the next seat's pick without ``_advance``;
+* ``apply`` applies a pick itself and stops at the next seat's pick (3-4 players) or the picker's act (2 players)
+  without ``_advance``; the 2-player action phase is pushed from a prebuilt tuple (``_ACTIONS_2P``);
 * ``_advance`` tests the pick and act "nothing to choose" cases inline (``_skip_decision`` otherwise);
 * ``_act`` finishes a build with no water to pay at once (no ``finish_build`` frame) and pushes a tower's or
   silo's attach decision only with a tile set aside (FOG-ACT-BUILD-8, FOG-RUL-17/20);
@@ -305,3 +306,16 @@ def test_clone_and_pickle_carry_every_slot():
         a.apply(action)
         b.apply(action)
         assert a.to_json() == b.to_json() and a.legal_actions() == b.legal_actions()
+
+
+def test_prebuilt_two_player_action_phase_equals_the_plain_loop():
+    """FOG-2P-5, FOG-RUL-33: 12 turns, the seats alternating from the first player, each a pick and an act
+    between turn2 and after_turn2; _ACTIONS_2P holds them as pushed (last-first)."""
+    from farmgames.envs.fields_of_green.game import _ACTIONS_2P, TURNS
+
+    for first in (0, 1):
+        steps = []
+        for i in range(2 * TURNS):
+            p = first if i % 2 == 0 else 1 - first
+            steps += [("turn2", i), ("pick", p), ("act", p), ("after_turn2", i)]
+        assert list(_ACTIONS_2P[first]) == list(reversed(steps))
