@@ -22,10 +22,14 @@ re-read only when the engine bumped its ``Farm.version`` (and then only the cell
 fallow state or equipment changed), other values only where a cheap summary (sizes, picks, counts)
 moved. Filling a buffer copies, in the viewer's rotated order, only the parts that changed since that
 buffer was last filled for the same seat (everything the first time), through memoryviews rather than
-numpy calls. Per-card and per-tile feature rows are computed once per card set. The cache is keyed on
-the ``Game`` object and its action count; call :meth:`Observer.invalidate` after editing a game by
-hand. ``fill(..., force_full=True)`` rebuilds from scratch; tests/fields_of_green/env/test_observer_incremental.py
-checks that both agree.
+numpy calls; the buffer's fill plan remembers what it holds (cache epoch and change stamp, hand, visible
+picks, a key of its decision arrays), and the frequent blocks (the picks before the reveal, the decision
+arrays of someone else's decision or of the viewer's split, pick, harvest or act) are ready-made bytes.
+Per-card and per-tile feature rows are computed once per card set. The cache is keyed on the ``Game``
+object and its action count; call :meth:`Observer.invalidate` after editing a game by hand.
+``fill(..., force_full=True)`` rebuilds from scratch; tests/fields_of_green/env/test_observer_incremental.py,
+test_observer_fast.py and test_observer_skip.py check that both agree with each other and with a plain
+recomputation (buffers filled in and out of order, clones, loaded states, perfect recall).
 
 The engine stays free of gymnasium/pettingzoo: this module only needs numpy.
 """
