@@ -393,7 +393,10 @@ class SingleAgentEnv(gymnasium.Env):
         game = self.game
         reward = 0.0
         raw = self._raw  # the flatten wrapper forwards agent_selection from it, through __getattr__
-        while not game.is_terminal() and raw.agent_selection != learner:
+        done = game.is_terminal()
+        # asked whether the game is over once before and once after each opponent decision, not again after
+        # the loop (the same answers); an int action skips as_index's call
+        while not done and raw.agent_selection != learner:
             agent = raw.agent_selection
             policy = self.opponents[raw.agent_name_mapping[agent]]
             if getattr(policy, "needs_observation", True):
@@ -403,8 +406,9 @@ class SingleAgentEnv(gymnasium.Env):
                 action = policy.act(None, None)
             else:
                 action = policy.act(None, game.legal_mask().astype(np.int8))
-            reward += self._aec_step(as_index(action))  # an opponent's 38.9 is refused too
-        self._done = game.is_terminal()
+            reward += self._aec_step(action if type(action) is int else as_index(action))  # 38.9 is refused too
+            done = game.is_terminal()
+        self._done = done
         return reward
 
     def _init_fast_path(self) -> None:
