@@ -543,19 +543,12 @@ class Game:
         stack = self._stack
         frame = stack[-1]
         if frame[0] == "pick":
-            # Speed: a pick (the most frequent decision, with the act) is _apply's pick path, and when the next
-            # frame is a decision _advance would stop at -- another seat's pick with cards in hand (3-4 players,
-            # 3 picks in 4) or the picker's own act (2 players) -- there is no _apply or _advance call (the
-            # tests are _advance's; with auto_single _advance runs, as it may apply that decision).
+            # Speed: after a pick (the most frequent decision, with the act), when the next frame is a decision
+            # _advance would stop at -- another seat's pick with cards in hand (3-4 players, 3 picks in 4) or the
+            # picker's own act (2 players) -- there is no _advance call (the tests are _advance's; with
+            # auto_single _advance runs, as it may apply that decision).
             # tests/fields_of_green/env/test_engine_paths.py plays both ways.
-            stack.pop()
-            self._legal = None
-            self.public_version += 1  # a pick changes public state only (see Game._apply)
-            p = frame[1]
-            if self.num_players == 2:
-                self.picks[p] = self.display.pop(action - self.layout.PICK)  # FOG-2P-6
-            else:
-                self.picks[p] = self.hands[p].pop(action - self.layout.PICK)  # FOG-ACT-3
+            self._apply(action)  # the pick itself (FOG-ACT-3, FOG-2P-6): _apply's first branch
             if len(stack) > 0 and not self.auto_single:
                 below = stack[-1]
                 kind = below[0]
