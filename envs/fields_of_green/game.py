@@ -88,7 +88,8 @@ _FARM_ONLY_FRAMES = frozenset({"income_for", "immediate", "finish_harvest", "ops
 _NO_FARM_DECISIONS = frozenset({"split", "pick", "keep_equipment"})
 assert "pick" in _NO_FARM_DECISIONS and "pick" not in _FARM_ONLY_DECISIONS  # what Game._apply's pick path does
 # Decision frames that _skip_decision may drop; the others are never skipped (a set test saves the call).
-_SKIPPABLE = frozenset({"pick", "act", "attach", "harvest"})
+# An act frame is dropped by Game._advance itself (no picked card: nothing to act with).
+_SKIPPABLE = frozenset({"pick", "attach", "harvest"})
 _SPLIT_NONZERO = [sum(1 for c in s if c) for s in SPLITS]
 _SPLIT_SUM = [sum(s) for s in SPLITS]
 # _SPLIT_CANDIDATES[total][need]: (index, split) of every split drawing `total` cards from >= `need` piles
@@ -811,14 +812,14 @@ class Game:
             frame = stack[-1]
             kind = frame[0]
             if kind in DECISIONS:
-                # Speed: _skip_decision's tests for the two most frequent decisions, inlined (a pick with
-                # cards to pick from and an act with a picked card stand; test_engine_speed.py plays both ways)
+                # Speed: the two most frequent decisions tested here, without a call (a pick with cards to
+                # pick from and an act with a picked card stand; test_engine_paths.py plays both ways)
                 if kind == "pick":
                     if not (self.display if self.num_players == 2 else self.hands[frame[1]]):
                         self._skip_decision(frame)
                         continue
                 elif kind == "act":
-                    if self.picks[frame[1]] is None:
+                    if self.picks[frame[1]] is None:  # the seat picked nothing this turn: no act (FOG-RUL-14)
                         stack.pop()
                         continue
                 elif kind in _SKIPPABLE and self._skip_decision(frame):
@@ -864,11 +865,6 @@ class Game:
             self._stack.pop()  # short piles (FOG-RUL-14) can leave a player without cards this turn
             if self.num_players == 2 and self._stack and self._stack[-1][:2] == ("act", frame[1]):
                 self._stack.pop()
-            return True
-        if kind == "act":
-            if self.picks[frame[1]] is not None:
-                return False
-            self._stack.pop()
             return True
         return False
 

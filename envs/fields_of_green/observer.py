@@ -173,7 +173,7 @@ class Observer:
     """
 
     # Speed: every attribute in a slot (CPython 3.11 reads ``self.x`` from inline values only up to 30
-    # instance-dict keys; this observer has ~90; tests/fields_of_green/env/test_observer_slots.py checks the
+    # instance-dict keys; this observer has ~90; tests/fields_of_green/env/test_observer_skip.py checks the
     # dict stays empty). ``__dict__`` stays available for anything set from outside (tests, tools).
     __slots__ = (
         "D",
@@ -241,7 +241,6 @@ class Observer:
         "_pub_mv",
         "_pub_plan",
         "_public",
-        "_rank",
         "_recall_year",
         "_revealed_at",
         "_revealed_bytes",
@@ -439,7 +438,6 @@ class Observer:
         # seat rotation: order[viewer][k] = seat shown at index k
         self._order = [np.array([(v + k) % n for k in range(n)], np.int64) for v in range(n)]
         self._order_list = [[(v + k) % n for k in range(n)] for v in range(n)]
-        self._rank = [[(p - v) % n for p in range(n)] for v in range(n)]  # seat -> index for viewer v
         self._passed = np.zeros((n, RECALL_TURNS, D), np.float32)
         self._recall_year = 0
         self._init_fast_paths()
