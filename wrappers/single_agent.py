@@ -58,6 +58,9 @@ from .policies import BotPolicy, load_object
 
 __all__ = ["FieldsOfGreenSingleAgentEnv", "SingleAgentEnv", "env_facts", "make_flat_aec"]
 
+# joins byte ranges into a new (writable) bytearray in one C call: the direct path's flat observation
+_JOIN = bytearray().join
+
 #: ``resolver(spec, *, seed, deterministic, facts, torch_threads)`` -> a Policy (or an OpponentPool)
 Resolver = Callable[..., Any]
 
@@ -334,13 +337,12 @@ class SingleAgentEnv(gymnasium.Env):
             raise RuntimeError(f"internal error: it is {self._raw.agent_selection}'s decision, not the learner's")
         if type(action) is not int:  # integers only: 38.9, "38", np.float32(38.5), True are refused, never rounded
             action = as_index(action)
-        mask = self._mask()
         bits = self._bits  # the same 0/1 values as the mask (a bytearray: a cheaper lookup than numpy's)
         if not (0 <= action < len(bits) and bits[action]):
             if self.illegal_action == "raise":
                 raise ValueError(
                     f"illegal action {action} for the learner (seat {self.learner_seat}); legal: "
-                    f"{np.flatnonzero(mask).tolist()}"
+                    f"{np.flatnonzero(self._mask()).tolist()}"
                 )
             # the game is abandoned: the episode ends with the illegal-action penalty (MaskablePPO never
             # gets here; gymnasium's and SB3's env checkers do, with unmasked random actions)
@@ -351,9 +353,8 @@ class SingleAgentEnv(gymnasium.Env):
             return self._obs["observation"], self.illegal_reward, True, False, info
         reward = self._aec_step(action)
         self._decisions += 1
-        self._done = self._game_over()
-        if not self._done:
-            reward += self._play_opponents()
+        # _play_opponents asks whether the game is over (and sets _done) before it lets any seat decide
+        reward += self._play_opponents()
         return self._learner_obs(), float(reward), self._done, False, self._info()
 
     def action_masks(self) -> np.ndarray:
@@ -373,9 +374,6 @@ class SingleAgentEnv(gymnasium.Env):
         return self._raw.game
 
     # ------------------------------------------------------------------ internals
-
-    def _game_over(self) -> bool:
-        return self.game.is_terminal()
 
     def _aec_step(self, action: int) -> float:
         """One step of the PettingZoo env (whoever's decision it is); returns the LEARNER's reward from
@@ -460,7 +458,7 @@ class SingleAgentEnv(gymnasium.Env):
                     [(e.name, e.start, e.stop) for e in entries],
                     [(name, start // 4, stop // 4) for name, start, stop in self._flat_plan],
                 )
-        self._direct_buf: Any = None  # (observer, its buffer, [(dst_start, dst_stop, src bytes)]): lazily
+        self._direct_buf: Any = None  # (observer, its buffer, [src bytes in the flat order]): lazily
         self._mask_size = int(self.action_space.n)
 
     def _learner_obs_direct(self) -> np.ndarray:
@@ -473,23 +471,30 @@ class SingleAgentEnv(gymnasium.Env):
             cached = self._direct_buf = self._direct_cache(observer)
         seat = self.learner_seat
         observer.fill(raw.game, seat, cached[1])
-        flat = np.empty(self._flat_size, dtype=np.float32)
-        dst = memoryview(flat).cast("B")
-        for start, stop, src in cached[2]:
-            dst[start:stop] = src
+        # the parts in the flat order joined in C into one new bytearray (one allocation, no per-run Python
+        # statement), its float32 view the fresh observation
+        flat = np.frombuffer(_JOIN(cached[2]), dtype=np.float32)
         bits = bytearray(self._mask_size)  # fresh (a new array per observation), the raw env writes it
         raw.write_action_mask(seat, bits)
         self._bits = bits
         self._obs = {"observation": flat, "action_mask": np.frombuffer(bits, dtype=np.int8)}
         return flat
 
-    def _direct_cache(self, observer: Any) -> tuple[Any, Any, list[tuple[int, int, memoryview]]]:
-        """The direct path's buffer and its copies: (observer, buffer, [(dst_start, dst_stop, src bytes)]).
-        Out of line, as every comprehension of the per-step methods: in 3.11 the locals a comprehension
-        reads are cells, allocated on every call of the method that holds it."""
+    def _direct_cache(self, observer: Any) -> tuple[Any, Any, list[memoryview]]:
+        """The direct path's buffer and the byte ranges of it that make up the flat order, in that order:
+        (observer, buffer, [src bytes]). Out of line, as every comprehension of the per-step methods: in 3.11
+        the locals a comprehension reads are cells, allocated on every call of the method that holds it."""
         buf = observer.new_buffer()
         src = memoryview(buf.flat).cast("B")
-        return observer, buf, [(d * 4, (d + n) * 4, src[s * 4 : (s + n) * 4]) for s, d, n in self._runs]
+        runs = sorted(self._runs, key=lambda run: run[1])  # by destination
+        covered = 0
+        for _, d, n in runs:  # the runs tile the flat observation: joined, they are it
+            if d != covered:  # pragma: no cover - a layout out of step
+                raise RuntimeError(f"the flat layout is not covered by the observer's parts at float {covered}")
+            covered += n
+        if covered != self._flat_size:  # pragma: no cover
+            raise RuntimeError(f"the observer's parts cover {covered} floats of the flat {self._flat_size}")
+        return observer, buf, [src[s * 4 : (s + n) * 4] for s, _, n in runs]
 
     def _learner_obs(self) -> np.ndarray:
         if self._direct:

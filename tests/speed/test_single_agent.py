@@ -24,6 +24,8 @@ def _check_step(env: SingleAgentEnv, obs: np.ndarray, info: dict) -> None:
     plain = env._aec.observe(env._learner_agent)
     np.testing.assert_array_equal(obs, plain["observation"])
     assert obs.dtype == np.float32 and obs.shape == env.observation_space.shape
+    # the direct path's observation is a joined bytearray's view: an ordinary writable, aligned array
+    assert obs.flags.writeable and obs.flags.c_contiguous and obs.flags.aligned
     np.testing.assert_array_equal(info["action_mask"], plain["action_mask"])
     np.testing.assert_array_equal(env.action_masks(), plain["action_mask"].astype(bool))
     assert env.action_masks().dtype == bool
