@@ -204,39 +204,33 @@ class BoardGameEnvBase:
         version, history = self._version, len(game.history)  # robust to direct game.apply() calls too
         if self._slot_history[seat] == history and self._slot_version[seat] == version:
             return self._handed[seat]
+        mode = self.observation_mode
         if self.reuse_buffers:
-            return self._observation_reused(game, seat, version, history)
-        # fresh arrays are copies, never written again by the env: one buffer per seat suffices (slot 0), and
-        # an incremental observer finds fewer changes since the buffer's last fill
-        slot = self._slots[seat][0]
-        self.observer.fill(game, seat, slot.buf)
-        self.write_action_mask(seat, slot.bits)
-        self._slot_version[seat] = version  # (after the fill: a fill that raises leaves nothing marked current)
-        self._slot_history[seat] = history
-        mask = slot.mask.copy()
-        mode = self.observation_mode
-        if mode == "dict":  # a copy per named array: cheaper than one flat copy plus a view per name
-            named = {}
-            for name, view in slot.buf.views.items():  # a plain loop: a 3.11 comprehension is a call
-                named[name] = view.copy()
-            out: Any = {"observation": named, "action_mask": mask}
+            # the handed-out arrays are the buffers themselves, the two of a seat used alternately, so the
+            # previous observation stays valid (inline, not a method of its own: the step's hot path)
+            index = self._slot_of[seat] ^ 1
+            slot = self._slots[seat][index]
+            self.observer.fill(game, seat, slot.buf)
+            self.write_action_mask(seat, slot.bits)
+            self._slot_of[seat] = index
+            out: Any = slot.obs if mode == "dict" else slot.flat_obs if mode == "flat_dict" else slot.buf.flat
         else:
-            flat = slot.buf.flat.copy()
-            out = {"observation": flat, "action_mask": mask} if mode == "flat_dict" else flat
-        self._handed[seat] = out
-        return out
-
-    def _observation_reused(self, game: Any, seat: int, version: int, history: int) -> Any:
-        """``_observation`` with ``reuse_buffers``: the handed-out arrays are the buffers themselves, the two
-        of a seat used alternately, so the previous observation stays valid."""
-        index = self._slot_of[seat] ^ 1
-        slot = self._slots[seat][index]
-        self.observer.fill(game, seat, slot.buf)
-        self.write_action_mask(seat, slot.bits)
-        self._slot_of[seat] = index
+            # fresh arrays are copies, never written again by the env: one buffer per seat suffices (slot 0),
+            # and an incremental observer finds fewer changes since the buffer's last fill
+            slot = self._slots[seat][0]
+            self.observer.fill(game, seat, slot.buf)
+            self.write_action_mask(seat, slot.bits)
+            mask = slot.mask.copy()
+            if mode == "dict":  # a copy per named array: cheaper than one flat copy plus a view per name
+                named = {}
+                for name, view in slot.buf.views.items():  # a plain loop: a 3.11 comprehension is a call
+                    named[name] = view.copy()
+                out = {"observation": named, "action_mask": mask}
+            else:
+                flat = slot.buf.flat.copy()
+                out = {"observation": flat, "action_mask": mask} if mode == "flat_dict" else flat
+        # (after the fill: a fill that raises leaves nothing marked current)
         self._slot_version[seat], self._slot_history[seat] = version, history
-        mode = self.observation_mode
-        out = slot.obs if mode == "dict" else slot.flat_obs if mode == "flat_dict" else slot.buf.flat
         self._handed[seat] = out
         return out
 
