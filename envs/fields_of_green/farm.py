@@ -79,6 +79,8 @@ class Farm:
         "actions_taken",
         "version",
         "harvest_memo",
+        "frontier_of",
+        "frontier_bits",
     )
 
     def __init__(self, geometry: Geometry, info: Sequence[tuple[str, str | None, str]]):
@@ -104,6 +106,10 @@ class Farm:
         # only ever added to a farm, by place (occupied grows); a new occupied list (clone, loaded state)
         # misses. Not part of the game state.
         self.harvest_memo: tuple[list[int], int, tuple[int, ...]] | None = None
+        # frontier_mask's bytes: ``frontier_bits`` is the frontier while ``frontier_of`` is ``occupied`` (the
+        # list they were built for; place keeps them up to date then). Not part of the game state.
+        self.frontier_of: list[int] | None = None
+        self.frontier_bits = bytearray()
 
     def clone(self) -> Farm:
         new = Farm.__new__(Farm)
@@ -124,19 +130,46 @@ class Farm:
         new.actions_taken = self.actions_taken
         new.version = self.version
         new.harvest_memo = None
+        new.frontier_of = None  # (rebuilt when asked: bots clone far more often than masks are asked)
+        new.frontier_bits = self.frontier_bits  # (never read or written while frontier_of is None)
         return new
 
     # ---- placement (FOG-FARM-3..7)
 
     def place(self, cell: int, code: int) -> None:
-        """Put a card (location id, TOWER or SILO) on an empty cell and update the frontier."""
-        grid, frontier = self.grid, self.frontier
+        """Put a card (location id, TOWER or SILO) on an empty cell and update the frontier (FOG-FARM-3), and
+        its bytes where frontier_mask built them."""
+        grid, frontier, occupied = self.grid, self.frontier, self.occupied
         grid[cell] = code
-        self.occupied.append(cell)
+        occupied.append(cell)
         frontier.discard(cell)
+        if self.frontier_of is occupied:  # the same update in bytes (see frontier_mask)
+            bits = self.frontier_bits
+            bits[cell] = 0
+            for n in self.geometry.neighbours[cell]:
+                if grid[n] == EMPTY:
+                    frontier.add(n)
+                    bits[n] = 1
+            return
         for n in self.geometry.neighbours[cell]:
             if grid[n] == EMPTY:
                 frontier.add(n)
+
+    def frontier_mask(self) -> bytearray:
+        """``frontier`` as one 0/1 byte per cell (FOG-FARM-3), for Game.legal_mask_bytes (an act's build, tower
+        and silo blocks). Do not write to it.
+
+        Speed: built from the frontier on the first call for this ``occupied`` list, then kept up to date by
+        place (the only method that changes the frontier, and it only appends to ``occupied``), so a mask costs
+        no loop over the frontier while farms that are never asked (bots' clones) pay nothing; a new occupied
+        list (clone, loaded state) rebuilds it. tests/fields_of_green/env/test_engine_mask.py compares it with
+        the frontier after every step of random games."""
+        if self.frontier_of is not self.occupied:
+            bits = self.frontier_bits = bytearray(self.geometry.cells)
+            for cell in self.frontier:
+                bits[cell] = 1
+            self.frontier_of = self.occupied
+        return self.frontier_bits
 
     def card_info(self, cell: int) -> tuple[str, str | None, str] | None:
         """(type, subtype, ability kind) of the face-up card at ``cell``; None if empty or fallow."""

@@ -189,6 +189,66 @@ def _cached_layout(farm_size: int, equipment_tiles: int) -> ActionLayout:
     return ActionLayout(farm_size, equipment_tiles)  # read-only once built: shared by every game
 
 
+def _mask_of(size: int, actions: Iterable[int]) -> bytes:
+    """The plain mask: one byte per action of ``size``, 1 for each of ``actions``."""
+    bits = bytearray(size)
+    for a in actions:
+        bits[a] = 1
+    return bytes(bits)
+
+
+class _MaskTable:
+    """Prebuilt mask bytes of one action layout, for ``Game.legal_mask_bytes`` (read-only, shared).
+
+    ``picks[n]`` is the mask of ``layout.pick_choices[n]``, ``all_splits`` that of ``_ALL_SPLITS``; an act's
+    mask is joined from ``act_head`` (every id before BUILD), its build, tower and silo blocks (one byte per
+    cell each: a copy of ``Farm.frontier_mask()`` or ``no_cells``), ``market[k]`` (selling 0..k food), its
+    restore block and ``act_tail`` (every id after it), so the ranges must follow each other (checked).
+    Pickles as a reference to the cached table (``_cached_masks``)."""
+
+    __slots__ = ("key", "zeros", "picks", "all_splits", "act_head", "act_tail", "no_cells", "market")
+
+    def __init__(self, layout: ActionLayout):
+        self.key = (layout.farm_size, layout.equipment_tiles)
+        size, cells = layout.size, layout.cells
+        L = layout
+        if not (L.TOWER == L.BUILD + cells and L.SILO == L.TOWER + cells and L.MARKET == L.SILO + cells):
+            raise RuntimeError("the act ranges BUILD, TOWER, SILO, MARKET, RESTORE must follow each other")
+        if L.RESTORE != L.MARKET + MARKET_SALES:
+            raise RuntimeError("the act ranges BUILD, TOWER, SILO, MARKET, RESTORE must follow each other")
+        self.zeros = bytes(size)
+        self.picks = tuple(_mask_of(size, choices) for choices in L.pick_choices)
+        self.all_splits = _mask_of(size, [L.SPLIT + i for i in _ALL_SPLITS])
+        self.act_head = bytes(L.BUILD)
+        self.act_tail = bytes(size - L.RESTORE - cells)
+        self.no_cells = bytes(cells)
+        self.market = tuple(_mask_of(MARKET_SALES, range(k + 1)) for k in range(MARKET_SALES))
+
+    def __reduce__(self) -> tuple[Any, tuple[int, int]]:
+        return _cached_masks, self.key
+
+
+class _MaskKept(tuple):
+    """The type of ``_MASKED``: an empty tuple (``action in _MASKED`` is False, at C speed) that pickles and
+    copies as the module's one instance, so ``game._legal is _MASKED`` survives pickles and deep copies."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> str:
+        return "_MASKED"
+
+
+# Game._legal when legal_mask_bytes() computed the mask first (kept in Game._mask) and no list exists: apply's
+# "action not in legal" then always holds, and it checks the mask there instead (speed: the list path costs
+# nothing extra, and anything that resets _legal to None after an edit also drops the mask)
+_MASKED = _MaskKept()
+
+
+@lru_cache(maxsize=32)
+def _cached_masks(farm_size: int, equipment_tiles: int) -> _MaskTable:
+    return _MaskTable(_cached_layout(farm_size, equipment_tiles))
+
+
 def _legal_split_tuple(sizes: tuple[int, ...]) -> tuple[int, ...]:
     """``_legal_splits`` for these pile sizes, fast (tests/fields_of_green/env/test_engine_speed.py compares).
 
@@ -302,6 +362,8 @@ class Game:
         "history",
         "_stack",
         "_legal",
+        "_mask",
+        "_masks",
         "public_version",
         "__dict__",
     )
@@ -352,6 +414,7 @@ class Game:
         }
         self.geometry = geometry(farm_size)
         self.layout = _cached_layout(farm_size, len(self.cards.equipment))
+        self._masks = _cached_masks(farm_size, len(self.cards.equipment))
         self._info = self.cards.location_info  # per card id (pile, subtype, ability kind): shared, read-only
         self._harvest_base = self.cards.harvest_base  # card id -> harvest cost, for harvest abilities only
         self._setup(first_player)
@@ -428,7 +491,11 @@ class Game:
         self.harvested: set[int] = set()
         self.history: list[int] = []
         self._stack: list[tuple] = [("year",)]
+        # The current decision's legal actions, computed once per state: a list or prebuilt tuple
+        # (legal_actions), or _MASKED when legal_mask_bytes() was asked first and keeps its mask bytes in
+        # _mask (apply checks either). None when not computed yet: anything that edits the state sets it so.
         self._legal: list[int] | tuple[int, ...] | None = None
+        self._mask = b""
         # Bumped whenever a step may change public state outside the farms (see _FARM_ONLY_DECISIONS), so an
         # observer skips comparing piles, hands, picks, counts and phase flags while it stands still.
         # Like Farm.version, not part of the game state (not saved, copied by clone).
@@ -465,14 +532,30 @@ class Game:
     def legal_actions(self) -> list[int]:
         """Sorted legal action indices for the current decision (empty when the game is over).
         A fresh list each call: callers may shuffle it without touching the engine's cache."""
-        if self._legal is None:
+        if self._legal is None or self._legal is _MASKED:  # (only a mask kept by legal_mask_bytes: the list)
             self._legal = self._compute_legal() if self._stack else []
         return list(self._legal)
 
-    # No legal_mask_bytes() / legal_action_array() speed hooks (core.protocol.Game): both were built, tested
-    # and measured for issue 13, then removed: with ~13 legal actions per state on average, most of them 8
-    # or fewer, the adapters' plain loop over legal_actions() is faster than either (env() 4 players, one
-    # run: list 24.8 us, bytes 25.6, array 26.6 per step; callgrind 228.6k / 240.4k / 235.6k Ir per step).
+    def legal_mask_bytes(self) -> bytes:
+        """``legal_actions()`` as one 0/1 byte per action (``num_actions`` bytes): the optional mask hook of
+        ``core.protocol.Game``, which the adapters copy into a mask with one memcpy instead of a loop.
+
+        Speed: the mask is built without the list where that is cheap -- a pick's and a full-piles split's
+        are prebuilt per layout (``_MaskTable``), an act's is joined from byte blocks (``_act_mask``) -- and
+        kept (``_mask``, with ``_legal`` set to ``_MASKED``) for ``apply``'s check, so the env loop never builds
+        the legal list; the other decisions' (9 in 40, with ~2-3 legal actions) come from the list. A list
+        already computed is turned into bytes. ``tests/fields_of_green/env/test_engine_mask.py`` compares it
+        with ``legal_actions()``."""
+        legal = self._legal
+        if legal is _MASKED:
+            return self._mask
+        if legal is None:
+            if not self._stack:
+                return self._masks.zeros
+            mask = self._mask = self._compute_mask()
+            self._legal = _MASKED
+            return mask
+        return _mask_of(self.layout.size, legal)
 
     def legal_mask(self) -> np.ndarray:
         mask = np.zeros(self.layout.size, dtype=bool)
@@ -538,8 +621,12 @@ class Game:
         legal = self._legal  # the per-state cache itself: only read here (legal_actions() hands out copies)
         if legal is None:
             legal = self._legal = self._compute_legal() if self._stack else []
-        if action not in legal:
-            raise IllegalActionError(self._illegal_message(action, list(legal)))
+        if action not in legal:  # (always so when legal_mask_bytes() kept its mask: _MASKED is empty)
+            if legal is not _MASKED:
+                raise IllegalActionError(self._illegal_message(action, list(legal)))
+            mask = self._mask
+            if not (0 <= action < len(mask) and mask[action]):
+                raise IllegalActionError(self._illegal_message(action, list(self._compute_legal())))
         self.history.append(action)
         stack = self._stack
         frame = stack[-1]
@@ -600,6 +687,8 @@ class Game:
         new.history = self.history[:]
         new._stack = self._stack[:]
         new._legal = None
+        new._mask = self._mask  # (read only while _legal is _MASKED)
+        new._masks = self._masks
         new.__dict__.pop("_final_scores", None)  # clones are edited (scenarios, determinisations): scored afresh
         return new
 
@@ -1000,6 +1089,52 @@ class Game:
         if kind == "keep_equipment":
             return list(range(L.KEEP_EQUIPMENT, L.KEEP_EQUIPMENT + len(frame[2])))
         return self._rare_legal(frame, p, farm)
+
+    def _compute_mask(self) -> bytes:
+        """The current decision's mask (see legal_mask_bytes), the kinds in the order of their frequency."""
+        frame = self._stack[-1]
+        kind = frame[0]
+        if kind == "pick":  # slots 0..n-1 of the hand or display (FOG-ACT-3, FOG-2P-6): prebuilt per n
+            n = len(self.display if self.num_players == 2 else self.hands[frame[1]])
+            picks = self._masks.picks
+            if n < len(picks):
+                return picks[n]
+        elif kind == "act":
+            p = frame[1]
+            return self._act_mask(p, self.farms[p])
+        elif kind == "split" and min(map(len, self.piles)) >= HAND_SIZE:
+            return self._masks.all_splits  # every split is legal (see _legal_split_tuple)
+        return _mask_of(self.layout.size, self._compute_legal())
+
+    def _act_mask(self, p: int, farm: Farm) -> bytes:
+        """``_act_legal`` as mask bytes: the same rules, block by block (speed: a join of ready-made bytes and
+        ``Farm.frontier_mask``, no loop over the frontier; test_engine_mask.py compares the two)."""
+        M = self._masks
+        none = M.no_cells
+        cost = self.cards.locations[self.picks[p]].cost
+        coins = farm.coins
+        frontier = farm.frontier_bits if farm.frontier_of is farm.occupied else farm.frontier_mask()
+        build: bytes | bytearray = none
+        if coins >= cost.coins and farm.food >= cost.food:  # FOG-ACT-BUILD-3..7
+            water = cost.water
+            if not water:
+                build = frontier
+            elif sum(farm.tower_water.values()) >= water:
+                bits = bytearray(none)
+                for c, w in farm.water_by_cell(farm.frontier).items():  # (frontier cells only)
+                    if w >= water:
+                        bits[c] = 1
+                build = bits
+        tower = frontier if self.towers_left and coins >= TOWER_COST else none  # FOG-ACT-TOWER-5
+        silo = frontier if self.silos_left else none  # FOG-ACT-SILO-5
+        food = farm.food  # FOG-ACT-MARKET-4: sell 0 .. min(2, food) food
+        market = M.market[food if food < MARKET_SALES - 1 else MARKET_SALES - 1]
+        restore: bytes | bytearray = none
+        if coins >= RESTORE_COST and farm.fallow:  # FOG-ACT-RESTORE-3
+            restore = bytearray(none)
+            for c in farm.fallow:
+                restore[c] = 1
+        return b"".join((M.act_head, build, tower, silo, market, restore, M.act_tail))
 
     def _rare_legal(self, frame: tuple, p: int, farm: Farm) -> list[int]:
         """The legal actions of the decisions that come up in fewer than 2% of the steps."""

@@ -293,6 +293,8 @@ def test_clone_and_pickle_carry_every_slot():
                 assert theirs.sha256 == mine.sha256
             elif name == "geometry":
                 assert theirs.size == mine.size
+            elif name == "_masks":  # (the cached table of the layout: a pickle refers to it)
+                assert theirs is mine
             elif name == "layout":
                 assert (theirs.farm_size, theirs.size) == (mine.farm_size, mine.size)
             elif name != "_legal" or theirs is not None:
