@@ -87,6 +87,7 @@ _FARM_ONLY_FRAMES = frozenset({"income_for", "immediate", "finish_harvest", "ops
 # Decisions that leave every farm untouched: applying them does not bump Farm.version.
 _NO_FARM_DECISIONS = frozenset({"split", "pick", "keep_equipment"})
 assert "pick" in _NO_FARM_DECISIONS and "pick" not in _FARM_ONLY_DECISIONS  # what Game._apply's pick path does
+assert "act" not in _NO_FARM_DECISIONS and "act" not in _FARM_ONLY_DECISIONS  # what Game._apply's act path does
 # Decision frames that _skip_decision may drop; the others are never skipped (a set test saves the call).
 # An act frame is dropped by Game._advance itself (no picked card: nothing to act with).
 _SKIPPABLE = frozenset({"pick", "attach", "harvest"})
@@ -549,13 +550,27 @@ class Game:
         legal = self._legal
         if legal is _MASKED:
             return self._mask
-        if legal is None:
-            if not self._stack:
-                return self._masks.zeros
-            mask = self._mask = self._compute_mask()
-            self._legal = _MASKED
-            return mask
-        return _mask_of(self.layout.size, legal)
+        if legal is not None:
+            return _mask_of(self.layout.size, legal)
+        stack = self._stack
+        if not stack:
+            return self._masks.zeros
+        frame = stack[-1]
+        kind = frame[0]
+        if kind == "pick":  # slots 0..n-1 of the hand or display (FOG-ACT-3, FOG-2P-6): prebuilt per n
+            n = len(self.display if self.num_players == 2 else self.hands[frame[1]])
+            picks = self._masks.picks
+            mask = picks[n] if n < len(picks) else _mask_of(self.layout.size, self._compute_legal())
+        elif kind == "act":  # (the kinds in the order of their frequency)
+            p = frame[1]
+            mask = self._act_mask(p, self.farms[p])
+        elif kind == "split" and min(map(len, self.piles)) >= HAND_SIZE:
+            mask = self._masks.all_splits  # every split is legal (see _legal_split_tuple)
+        else:
+            mask = _mask_of(self.layout.size, self._compute_legal())
+        self._mask = mask
+        self._legal = _MASKED
+        return mask
 
     def legal_mask(self) -> np.ndarray:
         mask = np.zeros(self.layout.size, dtype=bool)
@@ -624,9 +639,11 @@ class Game:
         if action not in legal:  # (always so when legal_mask_bytes() kept its mask: _MASKED is empty)
             if legal is not _MASKED:
                 raise IllegalActionError(self._illegal_message(action, list(legal)))
-            mask = self._mask
-            if not (0 <= action < len(mask) and mask[action]):
-                raise IllegalActionError(self._illegal_message(action, list(self._compute_legal())))
+            try:  # the kept mask's byte (an index past its end raises IndexError, a negative one is tested)
+                if action < 0 or not self._mask[action]:
+                    raise IndexError
+            except IndexError:
+                raise IllegalActionError(self._illegal_message(action, list(self._compute_legal()))) from None
         self.history.append(action)
         stack = self._stack
         frame = stack[-1]
@@ -1090,22 +1107,6 @@ class Game:
             return list(range(L.KEEP_EQUIPMENT, L.KEEP_EQUIPMENT + len(frame[2])))
         return self._rare_legal(frame, p, farm)
 
-    def _compute_mask(self) -> bytes:
-        """The current decision's mask (see legal_mask_bytes), the kinds in the order of their frequency."""
-        frame = self._stack[-1]
-        kind = frame[0]
-        if kind == "pick":  # slots 0..n-1 of the hand or display (FOG-ACT-3, FOG-2P-6): prebuilt per n
-            n = len(self.display if self.num_players == 2 else self.hands[frame[1]])
-            picks = self._masks.picks
-            if n < len(picks):
-                return picks[n]
-        elif kind == "act":
-            p = frame[1]
-            return self._act_mask(p, self.farms[p])
-        elif kind == "split" and min(map(len, self.piles)) >= HAND_SIZE:
-            return self._masks.all_splits  # every split is legal (see _legal_split_tuple)
-        return _mask_of(self.layout.size, self._compute_legal())
-
     def _act_mask(self, p: int, farm: Farm) -> bytes:
         """``_act_legal`` as mask bytes: the same rules, block by block (speed: a join of ready-made bytes and
         ``Farm.frontier_mask``, no loop over the frontier; test_engine_mask.py compares the two)."""
@@ -1305,13 +1306,16 @@ class Game:
             return
         what, arg = self.layout.decoded[action]  # (kind, argument) of an index known to be legal
         farm = self.farms[p]
+        if kind == "act":  # the other most frequent decision (2 in 5), without the set tests (asserted at import)
+            farm.version += 1  # it changes the farm (see _SEAT_FRAMES) and public state (_FARM_ONLY_DECISIONS)
+            self.public_version += 1
+            self._act(p, farm, what, arg)
+            return
         if kind not in _NO_FARM_DECISIONS:
             farm.version += 1  # see _SEAT_FRAMES
         if kind not in _FARM_ONLY_DECISIONS:
             self.public_version += 1  # see _FARM_ONLY_DECISIONS
-        if kind == "act":  # the branches most frequent first: acts are 2 in 5 decisions
-            self._act(p, farm, what, arg)
-        elif kind == "harvest":
+        if kind == "harvest":  # the branches most frequent first
             if what == "harvest_end":
                 self._end_harvest(p)
             else:
