@@ -397,11 +397,11 @@ class SingleAgentEnv(gymnasium.Env):
         while not done and raw.agent_selection != learner:
             agent = raw.agent_selection
             policy = self.opponents[raw.agent_name_mapping[agent]]
-            if getattr(policy, "needs_observation", True):
+            if type(policy) is BotPolicy:  # it reads the engine, never the mask: none is built for it
+                action = policy.act(None, None)
+            elif getattr(policy, "needs_observation", True):
                 obs = aec.observe(agent)
                 action = policy.act(obs["observation"], obs["action_mask"])
-            elif type(policy) is BotPolicy:  # it reads the engine, never the mask: none is built for it
-                action = policy.act(None, None)
             else:
                 action = policy.act(None, game.legal_mask().astype(np.int8))
             reward += self._aec_step(action if type(action) is int else as_index(action))  # 38.9 is refused too
