@@ -231,7 +231,7 @@ class _MaskTable:
 
 class _MaskKept(tuple):
     """The type of ``_MASKED``: an empty tuple (``action in _MASKED`` is False, at C speed) that pickles and
-    copies as the module's one instance, so ``game._legal is _MASKED`` survives pickles and deep copies."""
+    copies as the module's one instance, so ``game._legal_now is _MASKED`` survives pickles and deep copies."""
 
     __slots__ = ()
 
@@ -239,9 +239,9 @@ class _MaskKept(tuple):
         return "_MASKED"
 
 
-# Game._legal when legal_mask_bytes() computed the mask first (kept in Game._mask) and no list exists: apply's
+# Game._legal_now when legal_mask_bytes() computed the mask first (kept in Game._mask) and no list exists: apply's
 # "action not in legal" then always holds, and it checks the mask there instead (speed: the list path costs
-# nothing extra, and anything that resets _legal to None after an edit also drops the mask)
+# nothing extra, and anything that resets the cache to None after an edit also drops the mask)
 _MASKED = _MaskKept()
 
 
@@ -362,7 +362,8 @@ class Game:
         "harvested",
         "history",
         "_stack",
-        "_legal",
+        "current_player",
+        "_legal_now",
         "_mask",
         "_masks",
         "public_version",
@@ -494,9 +495,11 @@ class Game:
         self._stack: list[tuple] = [("year",)]
         # The current decision's legal actions, computed once per state: a list or prebuilt tuple
         # (legal_actions), or _MASKED when legal_mask_bytes() was asked first and keeps its mask bytes in
-        # _mask (apply checks either). None when not computed yet: anything that edits the state sets it so.
-        self._legal: list[int] | tuple[int, ...] | None = None
+        # _mask (apply checks either). None when not computed yet: the engine's steps set it so, and code
+        # outside the engine that edits the state sets ``_legal`` (the property below) to None.
+        self._legal_now: list[int] | tuple[int, ...] | None = None
         self._mask = b""
+        self.current_player: int | None = None  # (set by _advance below: see the current_player note)
         # Bumped whenever a step may change public state outside the farms (see _FARM_ONLY_DECISIONS), so an
         # observer skips comparing piles, hands, picks, counts and phase flags while it stands still.
         # Like Farm.version, not part of the game state (not saved, copied by clone).
@@ -505,10 +508,25 @@ class Game:
 
     # ------------------------------------------------------------------ public API
 
+    # current_player: the seat that must decide now (the top decision frame's seat), None when the game is over.
+    # Speed: a slot, not a property (the adapters read it 2-3 times per step, and a property is a Python call):
+    # written where the machine stops (_advance, apply's pick path, clone) and whenever ``_legal`` is reset,
+    # which is what every edit of the state from outside does (scenarios, loaded states, the bots' and the
+    # resamplers' clones: see _legal). tests/fields_of_green/env/test_engine_current.py compares it with the
+    # stack's top after every decision, through clones, JSON, pickles, scenarios and the bots' clones.
+
     @property
-    def current_player(self) -> int | None:
-        """Seat that must decide now; None when the game is over."""
-        return self._stack[-1][1] if self._stack else None
+    def _legal(self) -> list[int] | tuple[int, ...] | None:
+        """The legal-list cache (``_legal_now``) as code outside the engine sees it. Setting it -- to None,
+        after editing the stack, hands or farms -- also reads ``current_player`` from the stack again."""
+        return self._legal_now
+
+    @_legal.setter
+    def _legal(self, value: list[int] | tuple[int, ...] | None) -> None:
+        self._legal_now = value
+        stack = self._stack
+        top = stack[-1] if stack else ()
+        self.current_player = top[1] if len(top) > 1 else None
 
     @property
     def decision(self) -> tuple | None:
@@ -533,9 +551,9 @@ class Game:
     def legal_actions(self) -> list[int]:
         """Sorted legal action indices for the current decision (empty when the game is over).
         A fresh list each call: callers may shuffle it without touching the engine's cache."""
-        if self._legal is None or self._legal is _MASKED:  # (only a mask kept by legal_mask_bytes: the list)
-            self._legal = self._compute_legal() if self._stack else []
-        return list(self._legal)
+        if self._legal_now is None or self._legal_now is _MASKED:  # (only a mask kept by legal_mask_bytes)
+            self._legal_now = self._compute_legal() if self._stack else []
+        return list(self._legal_now)
 
     def legal_mask_bytes(self) -> bytes:
         """``legal_actions()`` as one 0/1 byte per action (``num_actions`` bytes): the optional mask hook of
@@ -543,11 +561,11 @@ class Game:
 
         Speed: the mask is built without the list where that is cheap -- a pick's and a full-piles split's
         are prebuilt per layout (``_MaskTable``), an act's is joined from byte blocks (``_act_mask``) -- and
-        kept (``_mask``, with ``_legal`` set to ``_MASKED``) for ``apply``'s check, so the env loop never builds
+        kept (``_mask``, with ``_legal_now`` set to ``_MASKED``) for ``apply``'s check, so the env loop never builds
         the legal list; the other decisions' (9 in 40, with ~2-3 legal actions) come from the list. A list
         already computed is turned into bytes. ``tests/fields_of_green/env/test_engine_mask.py`` compares it
         with ``legal_actions()``."""
-        legal = self._legal
+        legal = self._legal_now
         if legal is _MASKED:
             return self._mask
         if legal is not None:
@@ -569,7 +587,7 @@ class Game:
         else:
             mask = _mask_of(self.layout.size, self._compute_legal())
         self._mask = mask
-        self._legal = _MASKED
+        self._legal_now = _MASKED
         return mask
 
     def legal_mask(self) -> np.ndarray:
@@ -633,9 +651,9 @@ class Game:
             if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
                 raise IllegalActionError(f"action must be an integer index, got {action!r}")
             action = int(action)
-        legal = self._legal  # the per-state cache itself: only read here (legal_actions() hands out copies)
+        legal = self._legal_now  # the per-state cache itself: only read here (legal_actions() hands out copies)
         if legal is None:
-            legal = self._legal = self._compute_legal() if self._stack else []
+            legal = self._legal_now = self._compute_legal() if self._stack else []
         if action not in legal:  # (always so when legal_mask_bytes() kept its mask: _MASKED is empty)
             if legal is not _MASKED:
                 raise IllegalActionError(self._illegal_message(action, list(legal)))
@@ -659,8 +677,10 @@ class Game:
                 kind = below[0]
                 if kind == "pick":
                     if self.num_players != 2 and self.hands[below[1]]:
+                        self.current_player = below[1]
                         return
                 elif kind == "act" and self.picks[below[1]] is not None:
+                    self.current_player = below[1]
                     return
             self._advance()
             return
@@ -703,8 +723,9 @@ class Game:
         new.harvested = set(self.harvested)
         new.history = self.history[:]
         new._stack = self._stack[:]
-        new._legal = None
-        new._mask = self._mask  # (read only while _legal is _MASKED)
+        new._legal_now = None
+        new.current_player = self.current_player
+        new._mask = self._mask  # (read only while _legal_now is _MASKED)
         new._masks = self._masks
         new.__dict__.pop("_final_scores", None)  # clones are edited (scenarios, determinisations): scored afresh
         return new
@@ -911,8 +932,8 @@ class Game:
     # ------------------------------------------------------------------ the machine
 
     def _advance(self) -> None:
-        """Run continuation frames until a decision is pending or the game is over."""
-        self._legal = None
+        """Run continuation frames until a decision is pending or the game is over (and say whose it is)."""
+        self._legal_now = None
         stack = self._stack
         while stack:
             frame = stack[-1]
@@ -935,7 +956,8 @@ class Game:
                     if len(legal) == 1:
                         self._apply(legal[0])
                         continue
-                    self._legal = legal
+                    self._legal_now = legal
+                self.current_player = frame[1]
                 return
             stack.pop()
             if kind in _SEAT_FRAMES:  # most continuations (speed: one call, not _run's name tests first)
@@ -943,6 +965,7 @@ class Game:
             else:
                 self._run(frame)
         self.phase = "end"
+        self.current_player = None
         self.public_version += 1
 
     def _skip_decision(self, frame: tuple) -> bool:
@@ -1293,7 +1316,7 @@ class Game:
     def _apply(self, action: int) -> None:  # noqa: C901 - one branch per decision kind
         frame = self._stack.pop()
         kind, p = frame[0], frame[1]
-        self._legal = None
+        self._legal_now = None
         if kind == "pick":
             # the most frequent decision (2 in 5), first and lean (speed): a pick leaves every farm alone and
             # changes public state (in _NO_FARM_DECISIONS, not in _FARM_ONLY_DECISIONS: asserted at import)
