@@ -180,7 +180,6 @@ class Observer:
         "D",
         "E",
         "T",
-        "_aside",
         "_buffers",
         "_cache_mv",
         "_card_row_views",
@@ -221,8 +220,8 @@ class Observer:
         "_hand_at",
         "_hand_bytes",
         "_hand_rows",
-        "_hands",
-        "_hand_tails",
+        "_hand_sizes",
+        "_hand_pad",
         "_harvest_card",
         "_harvest_cells",
         "_harvest_owner",
@@ -234,7 +233,6 @@ class Observer:
         "_passed_at",
         "_passed_views",
         "_picks",
-        "_placed",
         "_pub",
         "_pub_b",
         "_pub_mv",
@@ -248,11 +246,14 @@ class Observer:
         "_snap",
         "_stamp",
         "_tile_design",
+        "_tile_design_of",
+        "_zero_tiles",
         "_tile_row_views",
         "_tile_rows",
         "_tiles_at",
+        "_to_act_at",
         "_versions",
-        "_flags_b",
+        "_flags_dst",
         "_own_revealed",
         "_decision_none",
         "_decision_other",
@@ -435,6 +436,8 @@ class Observer:
             self._tile_rows[i, len(HOST_TYPES) + EQUIPMENT_TIMINGS.index(tile.timing)] = 1.0
             self._tile_rows[i, nfixed + tile.design] = 1.0
             self._tile_design[i] = tile.design
+        self._tile_design_of = [int(d) for d in self._tile_design]  # the same, as a list of Python ints
+        self._zero_tiles = memoryview(np.zeros(E, np.float32))  # clears a row of the equipment counts
         # seat rotation: order[viewer][k] = seat shown at index k
         self._order = [np.array([(v + k) % n for k in range(n)], np.int64) for v in range(n)]
         self._order_list = [[(v + k) % n for k in range(n)] for v in range(n)]
@@ -460,7 +463,6 @@ class Observer:
         self._farm_cache = np.zeros((n, Q, self.cells), np.float32)
         self._cache_mv = memoryview(self._farm_cache.reshape(-1))
         self._equipment_counts = np.zeros((2, n, E), np.float32)  # placed, set aside (per seat)
-        self._placed, self._aside = self._equipment_counts[0], self._equipment_counts[1]
         self._equip_mv = memoryview(self._equipment_counts.reshape(-1))
         self._discard_counts = np.zeros(D, np.float32)
         self._discard_mv = memoryview(self._discard_counts)
@@ -477,9 +479,9 @@ class Observer:
         # C-level b"".join and one memcpy instead of a clear plus one row copy per card (fill; the rows are
         # the same float32 values as _hand_rows / _full_rows, tests/fields_of_green/test_observer_fast.py
         # compares the blocks with the plain row-by-row path)
-        self._hand_bytes = [row.tobytes() for row in self._hand_rows]
         hand_row = self._hand_rows.shape[1] * 4
-        self._hand_tails = [bytes((HAND_SIZE - k) * hand_row) for k in range(HAND_SIZE + 1)]  # empty slots
+        self._hand_bytes = [row.tobytes() for row in self._hand_rows] + [bytes(hand_row)]  # [-1]: an empty slot
+        self._hand_pad = [[-1] * (HAND_SIZE - k) for k in range(HAND_SIZE + 1)]  # a hand of k cards: the rest
         self._revealed_bytes: dict[int | None, bytes] = {c: row.tobytes() for c, row in enumerate(self._full_rows)}
         self._revealed_bytes[None] = bytes(self._full_rows.shape[1] * 4)  # no visible pick: a zero row
         self._flag_bytes: dict[tuple, bytes] = {}  # GAME_FEATURES one-hots per (year, turn, phase, ...) key
@@ -517,9 +519,11 @@ class Observer:
             self._passed_at = entry["passed"].start
         # public block (_pub) offsets: per seat, its hand_size (then picked, first_player, to_act)
         self._seat_at = [p * U + _SEAT_FEATURES_AT for p in range(n)]
+        self._to_act_at = [p * U + _PF["to_act"] for p in range(n)]
         self._draw_at = n * U  # draw counts, 4 per seat
         self._counts_at = n * U + 4 * n + _PILES_AT  # GAME_FEATURES from pile_field on
-        self._flags_b = 4 * (self._counts_at - _PILES_AT)  # GAME_FEATURES (the one-hots), as a byte offset
+        flags_b = 4 * (self._counts_at - _PILES_AT)  # GAME_FEATURES (the one-hots), as a byte offset
+        self._flags_dst = self._pub_b[flags_b : flags_b + 4 * _PILES_AT]
         # rotated copy plans per viewer: (dst_from, dst_to, src_from, src_to) slices, adjacent runs merged
         pl, dc, gm = entry["players"], entry["draw_counts"], entry["game"]
         pe, se = entry["placed_equipment"], entry["set_aside_equipment"]
@@ -626,8 +630,8 @@ class Observer:
         self._harvest_cells: frozenset = frozenset()
         self._pub.fill(0.0)  # what _sync last wrote into it (all zero now):
         self._current = self._first = None  # to_act and first_player flags set
-        self._hands: list = [[] for _ in range(n)]  # copies of the hands (their sizes follow them) ...
-        self._picks: list = [None] * n  # ... and the picks (the picked flags follow them)
+        self._hand_sizes = [0] * n
+        self._picks: list = [None] * n  # (the picked flags follow them)
         self._draws: list = [[0] * 4 for _ in range(n)]
         self._flags_key = self._counts = None  # GAME_FEATURES (None: never written)
         self._public = None  # the Game.public_version the public values were last compared at (None: never)
@@ -640,9 +644,9 @@ class Observer:
         self._farm_stamp = [0] * n
         self._equip_stamp = 0
 
-    def _sync(self, game: Game) -> None:
+    def _sync(self, game: Game, hist: int) -> None:
         """Bring the seat-ordered caches up to date with ``game`` (incrementally; :meth:`fill` calls it only
-        when the game or its action count changed since the last sync).
+        when the game or its action count, ``hist``, changed since the last sync).
 
         Speed: this runs once per state. Farms are compared only when the engine bumped their
         ``Farm.version``, the public values outside the farms only when it bumped ``Game.public_version``
@@ -652,8 +656,9 @@ class Observer:
         farms = game.farms
         if game is not self._game or farms != self._farms:  # (a farm replaced by hand: start afresh)
             self._rebuild(game)
-        self._hist = len(game.history)
+        self._hist = hist
         self._stamp += 1
+        prev = self._current  # the seat that decided at the last sync (None: unknown)
         # Speed: the versions read one by one in a list display (specialised attribute loads);
         # list(map(attrgetter("version"), farms)) measured ~2.1k instructions per step more
         n, f = self.num_players, farms
@@ -668,10 +673,9 @@ class Observer:
             # Speed: usually only the farm of the seat that decided last moved (90% of the farm syncs): that
             # one is synced first and the loop over every seat runs only when another farm moved as well
             # (the order of _sync_farm calls does not matter: each writes its own seat's parts)
-            seat = self._current
-            if seat is not None and versions[seat] != old[seat]:
-                self._sync_farm(game, seat)
-                old[seat] = versions[seat]
+            if prev is not None and versions[prev] != old[prev]:
+                self._sync_farm(game, prev)
+                old[prev] = versions[prev]
             if versions != old:
                 for seat in range(n):
                     if versions[seat] != old[seat]:
@@ -680,13 +684,12 @@ class Observer:
         stack = game._stack
         self._frame = frame = stack[-1] if stack else None  # game.decision
         current = frame[1] if frame is not None else None
-        prev = self._current  # the seat that decided at the last sync (None: unknown)
-        if current != self._current:
-            pmv, at = self._pub_mv, self._seat_at
-            if self._current is not None:
-                pmv[at[self._current] + 3] = 0.0  # to_act
+        if current != prev:
+            pmv, at = self._pub_mv, self._to_act_at
+            if prev is not None:
+                pmv[at[prev]] = 0.0
             if current is not None:
-                pmv[at[current] + 3] = 1.0
+                pmv[at[current]] = 1.0
             self._current = current
         # harvest markers (FOG-HARVEST-3): game.harvested belongs to the player harvesting now
         if game.phase == "harvest" or self._harvest_owner is not None:
@@ -709,33 +712,35 @@ class Observer:
                 pmv[at[self._first] + 2] = 0.0  # first_player
             pmv[at[first] + 2] = 1.0
             self._first = first
-        hands, picks = game.hands, game.picks
-        old_hands, old_picks = self._hands, self._picks
-        # Speed: the hands are compared with copies of them (one C-level comparison of small int lists, each
-        # item found equal by identity) rather than their sizes listed (four len calls a step): contents that
-        # did not change have the same sizes; contents that did get their sizes written again (a pass rotates
-        # every hand, the sizes stay). A pick changes only the picker's hand and pick, an act only the
-        # actor's pick: the seat that decided last is copied and written first, then every seat only if
-        # the lists still differ (a new turn clears every pick, a new year deals every hand). Two memoryview
-        # stores per seat cost less than comparing the old values seat by seat.
-        if hands != old_hands or picks != old_picks:
+        h, n, picks = game.hands, self.num_players, game.picks
+        if n == 4:  # (speed: as the farm versions in _sync, a list display rather than list(map(len, ...)))
+            sizes = [len(h[0]), len(h[1]), len(h[2]), len(h[3])]
+        elif n == 3:
+            sizes = [len(h[0]), len(h[1]), len(h[2])]
+        else:
+            sizes = [len(h[0]), len(h[1])]
+        old_sizes, old_picks = self._hand_sizes, self._picks
+        if sizes != old_sizes or picks != old_picks:
+            # Speed: a pick changes only the picker's hand size and pick, an act only the actor's pick: the
+            # seat that decided last is written first, then every seat only if the lists still differ (a
+            # reveal passes every hand, a new turn clears every pick). Two memoryview stores per seat cost less
+            # than comparing the old values seat by seat.
             if prev is not None:
                 a = at[prev]
-                hand = old_hands[prev] = hands[prev][:]
-                pmv[a] = len(hand)
+                pmv[a] = old_sizes[prev] = sizes[prev]
                 card = old_picks[prev] = picks[prev]
                 pmv[a + 1] = card is not None
-            if hands != old_hands or picks != old_picks:
-                for p in range(self.num_players):
+            if sizes != old_sizes or picks != old_picks:
+                for p in range(n):
                     a = at[p]
-                    pmv[a] = len(hands[p])
+                    pmv[a] = sizes[p]
                     pmv[a + 1] = picks[p] is not None
-                self._hands, self._picks = list(map(list, hands)), list(picks)
+            self._hand_sizes, self._picks = sizes, list(picks)
         draws = game.draw_counts
         if draws != self._draws:
             for p, (new, old) in enumerate(zip(draws, self._draws)):
                 if new != old:
-                    _PACK_DRAW.pack_into(self._pub, 4 * (self._draw_at + 4 * p), *new)
+                    _PACK_DRAW.pack_into(self._pub_b, 4 * (self._draw_at + 4 * p), *new)
             self._draws = [list(d) for d in draws]
         discard, piles = game.discard, game.piles
         counts = (  # GAME_FEATURES from pile_field on, in their order (the four piles spelled out: one tuple)
@@ -751,7 +756,7 @@ class Observer:
             len(discard),
         )
         if counts != self._counts:
-            _PACK_COUNTS.pack_into(self._pub, 4 * self._counts_at, *counts)
+            _PACK_COUNTS.pack_into(self._pub_b, 4 * self._counts_at, *counts)
             self._counts = counts
             if len(discard) != self._discard_seen:  # (the discard counts move only with its size)
                 self._sync_discard(discard)
@@ -760,7 +765,7 @@ class Observer:
             flags = self._flag_bytes.get(key)
             if flags is None:  # a new (year, turn, phase, direction, revealed): packed once per observer
                 flags = self._flag_bytes[key] = self._flags(game)
-            self._pub_b[self._flags_b : self._flags_b + len(flags)] = flags
+            self._flags_dst[:] = flags
             self._flags_key = key
 
     def _sync_harvested(self, game: Game, owner: int | None) -> None:
@@ -838,11 +843,9 @@ class Observer:
             snap.occupied = len(occupied)
             frontier = farm.frontier
             at = base + _BUILDABLE_PLANE * cells
-            for cell in snap.frontier - frontier:
-                cmv[at + cell] = 0.0
-            for cell in frontier - snap.frontier:
-                cmv[at + cell] = 1.0
-            snap.frontier = set(frontier)
+            for cell in frontier ^ snap.frontier:  # (one set operation: the cells that joined or left)
+                cmv[at + cell] = cell in frontier
+            snap.frontier = frontier.copy()
             pmv[row + _PF_LOCATIONS] = len(occupied) - len(farm.fallow)
         if farm.fallow != snap.fallow:
             at = base + _FP["fallow"] * cells
@@ -875,37 +878,40 @@ class Observer:
             changed = True
             pmv[row + _PF["food_capacity"]] = sum(snap.silo_capacity.values())  # Farm.food_capacity
             pmv[row + _PF["silos"]] = len(snap.silo_capacity)
+        # (the two equipment branches write through memoryviews with Python ints, like the rest: numpy scalar
+        # indexing and a numpy int index cost ~1 µs a tile)
         if farm.equipment != snap.equipment:
-            a = self._farm_cache[seat]
-            plane = _FP["equipment"]
+            at = base + _FP["equipment"] * cells
             grid = farm.grid
             for cell in set(snap.equipment) | set(farm.equipment):
                 tiles = farm.equipment.get(cell, ())
                 if list(tiles) == snap.equipment.get(cell, []):
                     continue
-                a[plane, cell] = len(tiles)
+                cmv[at + cell] = len(tiles)
                 code = grid[cell]
                 if code >= 0 and self._harvest_card[code]:  # discounts change the harvest cost
-                    a[_FP["card_harvest_coins"] : _FP["card_harvest_food"] + 1, cell] = game.harvest_cost(seat, cell)
+                    hc = base + _HARVEST_COST_PLANE * cells + cell
+                    cmv[hc], cmv[hc + cells], cmv[hc + 2 * cells] = game.harvest_cost(seat, cell)
             changed = True
             snap.equipment = {cell: list(tiles) for cell, tiles in farm.equipment.items()}
-            placed = self._placed[seat]
-            placed[:] = 0.0
+            emv, design, at = self._equip_mv, self._tile_design_of, seat * self.E  # placed, then set aside
+            emv[at : at + self.E] = self._zero_tiles
             for tiles in farm.equipment.values():
                 for tile in tiles:
-                    placed[self._tile_design[tile]] += 1.0
+                    emv[at + design[tile]] += 1.0
             self._equip_stamp = self._stamp
         if farm.set_aside != snap.set_aside:
-            aside = self._aside[seat]
-            aside[:] = 0.0
+            emv, design, at = self._equip_mv, self._tile_design_of, (self.num_players + seat) * self.E
+            emv[at : at + self.E] = self._zero_tiles
             for tile in farm.set_aside:
-                aside[self._tile_design[tile]] += 1.0
+                emv[at + design[tile]] += 1.0
             snap.set_aside = list(farm.set_aside)
             self._equip_stamp = self._stamp
             pmv[row + _PF["set_aside"]] = len(snap.set_aside)
         if changed:
             self._farm_stamp[seat] = self._stamp
-        _PACK_PLAIN.pack_into(self._pub, 4 * row, farm.coins, farm.food)
+        pmv[row] = farm.coins  # (speed: two memoryview stores ~40 ns, a struct pack_into of both ~90)
+        pmv[row + 1] = farm.food
         pmv[row + _PF_VP_TOKENS] = farm.vp_tokens
         pmv[row + _PF_ACTIONS_TAKEN] = farm.actions_taken
 
@@ -966,8 +972,9 @@ class Observer:
         tested against; perfect-recall memory is kept). Do not write into ``buf`` yourself."""
         if force_full:
             self.invalidate()
-        if game is not self._game or len(game.history) != self._hist:
-            self._sync(game)
+        hist = len(game.history)
+        if game is not self._game or hist != self._hist:
+            self._sync(game, hist)
         plan = buf.plan
         if plan is None or plan.epoch != self._epoch or plan.seat != seat:
             # nothing in buf can be trusted: every part is written (the plan's views are kept when they
@@ -1010,7 +1017,10 @@ class Observer:
         if hand != plan.hand:
             if len(hand) > HAND_SIZE:
                 raise ValueError(f"a hand of {len(hand)} cards does not fit the observation ({HAND_SIZE} slots)")
-            plan.hand_b[:] = b"".join((*map(self._hand_bytes.__getitem__, hand), self._hand_tails[len(hand)]))
+            # Speed: the six slots spelled out over the hand padded with the empty slot's index (-1): ~150 ns
+            # less than building the join's items with map (test_observer_fast.py: the plain row-by-row path)
+            h, rows = hand + self._hand_pad[len(hand)], self._hand_bytes
+            plan.hand_b[:] = b"".join((rows[h[0]], rows[h[1]], rows[h[2]], rows[h[3]], rows[h[4]], rows[h[5]]))
             plan.hand = hand[:]
 
         # ---- pending decision and, for the viewer's own decision, its context.
@@ -1407,13 +1417,13 @@ assert [n for n, _, _ in PLAYER_FEATURES] == [
     "to_act",
 ]
 # Python values straight into float32 memory (one call, no intermediate array)
-_PACK_PLAIN = struct.Struct("=2f")  # coins, food
 _EPOCHS = itertools.count()  # cache epochs (see Observer._rebuild)
 _PACK_DRAW = struct.Struct("=4f")
 _PACK_FLAGS = struct.Struct(f"={_PILES_AT}f")
 _PACK_COUNTS = struct.Struct(f"={V - _PILES_AT}f")
 assert len(PILES) == 4  # Observer._sync_public reads the four piles one by one
 _first_item = operator.itemgetter(0)
+assert HAND_SIZE == 6  # Observer.fill spells out the hand's six slots
 _STALE = object()  # a buffer part's key when its contents are unknown: equal to nothing (Observer.fill)
 _ACT = object()  # tags the decision key of the viewer's own act: (_ACT, picked card)
 

@@ -18,6 +18,7 @@ import pytest
 
 from farmgames.envs.fields_of_green import Game
 from farmgames.envs.fields_of_green import observer as observer_module
+from farmgames.envs.fields_of_green.cards import HAND_SIZE
 from farmgames.envs.fields_of_green.observer import Observer
 
 from .test_observer_fast import plain_private, plain_public
@@ -180,3 +181,48 @@ def test_the_per_step_functions_hold_no_cells() -> None:
     ]
     assert [f.__qualname__ for f in hot if f.__code__.co_cellvars or f.__code__.co_freevars] == []
     assert observer_module._STALE != 0 and observer_module._STALE is not None  # equal to no part's key
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_hand_block_equals_the_plain_rows_for_every_hand_size(players: int) -> None:
+    """fill spells out the hand's six slots over the hand padded with the empty slot's index: for 0 to 6
+    cards (in any order, the same card twice) the block is the plain row-by-row one, present flag, card
+    features and design one-hot, then empty slots; a seventh card is refused (FOG-ACT-8: at most six)."""
+    game = Game(num_players=players, seed=5)
+    obs = Observer(game)
+    buf = obs.new_buffer()
+    seat = game.current_player
+    rng = random.Random(players)
+    ncards = len(game.cards.locations)
+    held = game.display if players == 2 else game.hands[seat]
+    for k in [*range(HAND_SIZE + 1)] * 3 + [HAND_SIZE, 0, 3]:
+        held[:] = [rng.randrange(ncards) for _ in range(k)]
+        obs.invalidate()  # (a game edited by hand)
+        obs.fill(game, seat, buf)
+        assert np.array_equal(buf.views["hand"], plain_private(game, seat)["hand"]), held
+        obs.fill(game, seat, buf)  # the same hand again: skipped, still equal
+        assert np.array_equal(buf.views["hand"], plain_private(game, seat)["hand"]), held
+    held[:] = list(range(HAND_SIZE + 1))
+    obs.invalidate()
+    with pytest.raises(ValueError, match="does not fit"):
+        obs.fill(game, seat, buf)
+
+
+def test_the_public_block_is_one_join_of_adjacent_runs_in_the_viewers_order() -> None:
+    """fill writes discard .. game as one b"".join of byte views of the seat-ordered caches: the runs are
+    adjacent, cover exactly those entries, and the joined bytes are the plain rotation of every seat's
+    rows (players, draw_counts) followed by the game features."""
+    game = Game(num_players=4, seed=9)
+    rng = random.Random(9)
+    for _ in range(150):
+        game.apply(rng.choice(game.legal_actions()))
+    obs = Observer(game)
+    entry = obs.layout.entry
+    for seat in range(4):
+        buf = obs.new_buffer()
+        obs.fill(game, seat, buf)
+        start, end = entry["discard"].start, entry["game"].start + entry["game"].size
+        assert buf.plan.public.nbytes == 4 * (end - start)
+        plain = plain_public(game, seat)
+        want = np.concatenate([plain[k].reshape(-1) for k in ("discard", "players", "draw_counts", "game")])
+        assert np.array_equal(np.frombuffer(b"".join(buf.plan.public_srcs), np.float32), want)
