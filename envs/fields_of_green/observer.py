@@ -180,6 +180,7 @@ class Observer:
         "D",
         "E",
         "T",
+        "_around",
         "_buffers",
         "_cache_mv",
         "_card_row_views",
@@ -286,6 +287,8 @@ class Observer:
         self.E = E = len(cards.equipment_designs)
         self.T = T = len(TILE_FEATURES_FIXED) + E
         self.two_player = n == 2
+        # per cell: the cell and its orthogonal neighbours, where placing a card there may change the frontier
+        self._around = [(cell, *near) for cell, near in enumerate(game.geometry.neighbours)]
         self.design_names = [d.name for d in cards.location_designs]
         self.tile_names = [e.name for e in cards.equipment_designs]
 
@@ -840,12 +843,20 @@ class Observer:
                     cmv[at + _SILO_PLANE * cells] = 1.0
                 cmv[base + _OCCUPIED_PLANE * cells + cell] = 1.0
             changed = True
-            snap.occupied = len(occupied)
-            frontier = farm.frontier
+            # buildable (FOG-FARM-3): Farm.place is the only change to the frontier (farm.py, frontier_mask),
+            # and it changes the placed cell and its neighbours alone; so these cells of the new cards are
+            # rewritten from the frontier (speed: no set operations or snapshot copy, ~1 us an act less;
+            # test_observer_skip.py checks the engine keeps to it). After a rebuild, the whole frontier.
+            frontier, around = farm.frontier, self._around
             at = base + _BUILDABLE_PLANE * cells
-            for cell in frontier ^ snap.frontier:  # (one set operation: the cells that joined or left)
-                cmv[at + cell] = cell in frontier
-            snap.frontier = frontier.copy()
+            if snap.occupied:
+                for new in occupied[snap.occupied :]:
+                    for cell in around[new]:
+                        cmv[at + cell] = cell in frontier
+            else:  # (the plane is zero after a rebuild)
+                for cell in frontier:
+                    cmv[at + cell] = 1.0
+            snap.occupied = len(occupied)
             pmv[row + _PF_LOCATIONS] = len(occupied) - len(farm.fallow)
         if farm.fallow != snap.fallow:
             at = base + _FP["fallow"] * cells
@@ -999,12 +1010,20 @@ class Observer:
 
         # ---- picked cards the viewer may see: its own always, others' after the reveal (2 players: at once).
         # Speed: before the reveal the whole block depends on the viewer's own pick alone, a ready-made block
-        # per card (_own_revealed); after it, one row per seat in the viewer's order, joined
+        # per card (_own_revealed); after it, one row per seat in the viewer's order, joined (the rows spelled
+        # out per player count: ~100 ns less than map)
         picks = game.picks
         if self.two_player or game.revealed:
             visible = picks[seat:] + picks[:seat]
             if visible != plan.revealed:
-                plan.revealed_b[:] = b"".join(map(self._revealed_bytes.__getitem__, visible))
+                rows = self._revealed_bytes
+                if len(visible) == 4:
+                    block = (rows[visible[0]], rows[visible[1]], rows[visible[2]], rows[visible[3]])
+                elif len(visible) == 3:
+                    block = (rows[visible[0]], rows[visible[1]], rows[visible[2]])
+                else:
+                    block = (rows[visible[0]], rows[visible[1]])
+                plan.revealed_b[:] = b"".join(block)
                 plan.revealed = visible
         else:
             visible = picks[seat]  # (an int or None: never equal to a list above)
@@ -1298,11 +1317,10 @@ class ObservationBuffer(_CoreBuffer):
 class _FarmSnapshot:
     """What the cache last saw of one farm."""
 
-    __slots__ = ("occupied", "frontier", "fallow", "water", "tower_capacity", "silo_capacity", "equipment", "set_aside")
+    __slots__ = ("occupied", "fallow", "water", "tower_capacity", "silo_capacity", "equipment", "set_aside")
 
     def __init__(self):
         self.occupied = 0
-        self.frontier: set = set()
         self.fallow: set = set()
         self.water: dict = {}
         self.tower_capacity: dict = {}

@@ -226,3 +226,21 @@ def test_the_public_block_is_one_join_of_adjacent_runs_in_the_viewers_order() ->
         plain = plain_public(game, seat)
         want = np.concatenate([plain[k].reshape(-1) for k in ("discard", "players", "draw_counts", "game")])
         assert np.array_equal(np.frombuffer(b"".join(buf.plan.public_srcs), np.float32), want)
+
+
+@pytest.mark.parametrize("players, farm_size", [(2, 9), (3, 9), (4, 9), (4, 23)])
+def test_the_frontier_changes_only_around_new_cards(players: int, farm_size: int) -> None:
+    """What _sync_farm's buildable plane relies on (FOG-FARM-3): between two states the frontier changes only
+    at the cards placed in between and their orthogonal neighbours, and only occupied's end grows."""
+    rng = random.Random(players + farm_size)
+    for seed in range(3):
+        game = Game(num_players=players, seed=seed, farm_size=farm_size)
+        near = game.geometry.neighbours
+        while not game.is_terminal():
+            before = [(list(f.occupied), set(f.frontier)) for f in game.farms]
+            game.apply(rng.choice(game.legal_actions()))
+            for farm, (occupied, frontier) in zip(game.farms, before):
+                assert farm.occupied[: len(occupied)] == occupied
+                new = farm.occupied[len(occupied) :]
+                allowed = set(new).union(*(near[c] for c in new))
+                assert farm.frontier ^ frontier <= allowed, (seed, len(game.history))
