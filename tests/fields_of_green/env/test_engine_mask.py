@@ -19,7 +19,7 @@ from farmgames.envs.fields_of_green import Game
 from farmgames.envs.fields_of_green.actions import MARKET_SALES
 from farmgames.envs.fields_of_green.cards import HAND_SIZE
 from farmgames.envs.fields_of_green.farm import Farm
-from farmgames.envs.fields_of_green.game import _MASKED, _legal_split_tuple, _MaskTable
+from farmgames.envs.fields_of_green.game import _MASKED, _legal_split_tuple, _legal_splits, _MaskTable
 
 FIXED = {y: (2, 2, 1, 1) for y in range(1, 5)}  # FOG-RUL-3
 
@@ -129,6 +129,11 @@ def test_prebuilt_masks_are_the_plain_masks():
         assert [m for m in table.picks] == [plain(c) for c in layout.pick_choices]
         full = _legal_split_tuple((HAND_SIZE,) * 4)  # every pile holds a full hand (FOG-DRAW-2..4)
         assert table.all_splits == plain([layout.SPLIT + i for i in full])
+        rng = random.Random(farm_size)
+        for _ in range(300):  # short piles (FOG-RUL-14): memoised by the sizes capped at a hand
+            sizes = tuple(rng.choice([0, 0, 1, 2, 3, 5, 6, 7, 20]) for _ in range(4))
+            want = plain([layout.SPLIT + i for i in _legal_splits(list(sizes))])
+            assert table.split_mask(sizes) == want and table.split_mask(sizes) == want, sizes
         assert len(table.act_head) == layout.BUILD and len(table.no_cells) == layout.cells
         assert len(table.act_head) + 4 * layout.cells + MARKET_SALES + len(table.act_tail) == size
         assert [m for m in table.market] == [plain(range(k + 1), MARKET_SALES) for k in range(MARKET_SALES)]
