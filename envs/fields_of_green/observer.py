@@ -202,6 +202,7 @@ class Observer:
         "_draws",
         "_entry",
         "_epoch",
+        "_epochs",
         "_equip_mv",
         "_equip_plan",
         "_equip_stamp",
@@ -643,6 +644,9 @@ class Observer:
         # earlier for the same seat copies only the parts changed since (see fill); a new epoch (new
         # game, invalidate) forces a full write
         self._epoch = next(_EPOCHS)  # unique across observers: a buffer is trusted only by its filler
+        # ... and per seat, the token a buffer's plan holds while it is current for that seat and epoch (fill
+        # tests it by identity: one test instead of the epoch's and the seat's)
+        self._epochs = [(self._epoch, seat) for seat in range(n)]
         self._stamp = 0
         self._farm_stamp = [0] * n
         self._equip_stamp = 0
@@ -683,7 +687,7 @@ class Observer:
                 for seat in range(n):
                     if versions[seat] != old[seat]:
                         self._sync_farm(game, seat)
-            self._versions = versions
+                self._versions = versions  # (else the old list is now equal)
         stack = game._stack
         self._frame = frame = stack[-1] if stack else None  # game.decision
         current = frame[1] if frame is not None else None
@@ -738,7 +742,7 @@ class Observer:
                     a = at[p]
                     pmv[a] = sizes[p]
                     pmv[a + 1] = picks[p] is not None
-            self._hand_sizes, self._picks = sizes, list(picks)
+                self._hand_sizes, self._picks = sizes, list(picks)  # (else the old lists are now equal)
         draws = game.draw_counts
         if draws != self._draws:
             for p, (new, old) in enumerate(zip(draws, self._draws)):
@@ -986,13 +990,13 @@ class Observer:
         hist = len(game.history)
         if game is not self._game or hist != self._hist:
             self._sync(game, hist)
-        plan = buf.plan
-        if plan is None or plan.epoch != self._epoch or plan.seat != seat:
+        plan, epoch = buf.plan, self._epochs[seat]
+        if plan is None or plan.epoch is not epoch:
             # nothing in buf can be trusted: every part is written (the plan's views are kept when they
-            # belong to this observer and seat)
+            # belong to this observer and seat); until the end of this fill the stamp says "nothing"
             if plan is None or plan.seat != seat or plan.observer is not self:
                 plan = buf.plan = _FillPlan(self, buf, seat)
-            plan.stamp = -1
+            plan.epoch, plan.stamp = epoch, -1
             plan.hand = plan.revealed = plan.decision_key = _STALE
         since = plan.stamp
 
@@ -1075,7 +1079,7 @@ class Observer:
                 self._passed[:] = 0.0
                 self._recall_year = game.year
             plan.passed[:] = self._passed_views[seat]
-        plan.epoch, plan.stamp = self._epoch, self._stamp
+        plan.stamp = self._stamp
 
     def _fill_context(self, game: Game, seat: int, frame: tuple, mv: memoryview, plan: _FillPlan) -> None:
         """The viewer's own decision context, into the zeroed decision arrays of ``mv``."""
@@ -1360,8 +1364,9 @@ class _FillPlan:
         mv, fs, n = buf.mv, obs._fs, obs.num_players
         W, HW, T = C + obs.D, 1 + C + obs.D, obs.T
         self.observer, self.seat = obs, seat
-        # what the buffer holds (fill): the epoch and stamp of the caches it was last filled from, and the
-        # hand, visible picks and decision key it was last written with (_STALE: unknown, always rewritten)
+        # what the buffer holds (fill): the epoch token (Observer._epochs) and the stamp of the caches it was
+        # last filled from (-1: nothing trusted), and the hand, visible picks and decision key it was last
+        # written with (_STALE: unknown, always rewritten)
         self.epoch, self.stamp = -1, -1
         self.hand = self.revealed = self.decision_key = _STALE
         self.farms = [(mv[k * fs : (k + 1) * fs], obs._farm_views[p], p) for k, p in enumerate(obs._order_list[seat])]

@@ -208,6 +208,35 @@ def test_the_hand_block_equals_the_plain_rows_for_every_hand_size(players: int) 
         obs.fill(game, seat, buf)
 
 
+def test_a_fill_that_raised_half_way_is_not_trusted() -> None:
+    """A fill that raises (here at the hand, through a broken table) after writing some parts of a newer
+    state leaves the buffer's stamp and the later parts' keys as they were: the next fill of that state
+    writes everything it skipped (the plan's epoch token is set before the parts are written)."""
+    game = Game(num_players=4, seed=11)
+    rng = random.Random(11)
+    for _ in range(30):
+        game.apply(rng.choice(game.legal_actions()))
+    obs = Observer(game)
+    buf = obs.new_buffer()
+    seat = game.current_player
+    obs.fill(game, seat, buf)
+    for _ in range(200):
+        game.apply(rng.choice(game.legal_actions()))
+        if game.current_player == seat and game.hands[seat] != buf.plan.hand:
+            break
+    pad, obs._hand_pad = obs._hand_pad, []
+    with pytest.raises(IndexError):
+        obs.fill(game, seat, buf)
+    obs._hand_pad = pad
+    obs.fill(game, seat, buf)
+    ref = Observer(game)
+    ref_buf = ref.new_buffer()
+    ref.fill(game, seat, ref_buf, force_full=True)
+    assert [k for k in ref_buf.views if not np.array_equal(ref_buf.views[k], buf.views[k])] == []
+    plain = {**plain_public(game, seat), **plain_private(game, seat)}
+    assert [k for k in plain if not np.array_equal(plain[k], buf.views[k])] == []
+
+
 def test_the_public_block_is_one_join_of_adjacent_runs_in_the_viewers_order() -> None:
     """fill writes discard .. game as one b"".join of byte views of the seat-ordered caches: the runs are
     adjacent, cover exactly those entries, and the joined bytes are the plain rotation of every seat's
