@@ -776,9 +776,10 @@ class Observer:
             self._flags_key = key
 
     def _sync_harvested(self, game: Game, owner: int | None) -> None:
-        cells = frozenset(game.harvested) if owner is not None else frozenset()
-        if owner == self._harvest_owner and cells == self._harvest_cells:
+        harvested = game.harvested if owner is not None else _NO_CELLS
+        if owner == self._harvest_owner and harvested == self._harvest_cells:  # (a set equals a frozenset)
             return
+        cells = frozenset(harvested)  # (copied only when it changed)
         cmv, at = self._cache_mv, _FP["harvested"] * self.cells
         if self._harvest_owner is not None and self._harvest_cells:
             base = self._harvest_owner * self._fs + at
@@ -1446,6 +1447,7 @@ _PACK_FLAGS = struct.Struct(f"={_PILES_AT}f")
 _PACK_COUNTS = struct.Struct(f"={V - _PILES_AT}f")
 assert len(PILES) == 4  # Observer._sync_public reads the four piles one by one
 _first_item = operator.itemgetter(0)
+_NO_CELLS: frozenset = frozenset()
 assert HAND_SIZE == 6  # Observer.fill spells out the hand's six slots
 _STALE = object()  # a buffer part's key when its contents are unknown: equal to nothing (Observer.fill)
 _ACT = object()  # tags the decision key of the viewer's own act: (_ACT, picked card)
