@@ -577,9 +577,10 @@ class Game:
     def legal_actions(self) -> list[int]:
         """Sorted legal action indices for the current decision (empty when the game is over).
         A fresh list each call: callers may shuffle it without touching the engine's cache."""
-        if self._legal_now is None or self._legal_now is _MASKED:  # (only a mask kept by legal_mask_bytes)
-            self._legal_now = self._compute_legal() if self._stack else []
-        return list(self._legal_now)
+        legal = self._legal_now
+        if legal is None or legal is _MASKED:  # (only a mask kept by legal_mask_bytes: the list afresh)
+            legal = self._legal_now = self._compute_legal() if self._stack else []
+        return list(legal)
 
     def legal_mask_bytes(self) -> bytes:
         """``legal_actions()`` as one 0/1 byte per action (``num_actions`` bytes): the optional mask hook of
@@ -699,7 +700,7 @@ class Game:
             # auto_single _advance runs, as it may apply that decision).
             # tests/fields_of_green/env/test_engine_paths.py plays both ways.
             self._apply(action)  # the pick itself (FOG-ACT-3, FOG-2P-6): _apply's first branch
-            if len(stack) > 0 and not self.auto_single:
+            if stack and not self.auto_single:
                 below = stack[-1]
                 kind = below[0]
                 if kind == "pick":
