@@ -1059,20 +1059,21 @@ class Observer:
             key = frame[0]
             if key != plan.decision_key:
                 plan.decision_b[:] = self._decision_other[key]
-        elif frame[0] in _NO_CONTEXT:
-            key = self._own_key[frame[0]]
-            if key != plan.decision_key:
-                plan.decision_b[:] = self._decision_own[frame[0]]
-        elif frame[0] == "act":
-            key = (_ACT, picks[seat])
-            if key != plan.decision_key:
-                plan.decision_b[:] = self._decision_own["act"]
-                if picks[seat] is not None:
-                    plan.decision_card[:] = self._full_row_views[picks[seat]]
         else:
-            key = None
-            plan.decision_b[:] = self._decision_own[frame[0]]
-            self._fill_context(game, seat, frame, buf.mv, plan)
+            kind = frame[0]
+            if kind in _NO_CONTEXT:
+                key = self._own_key[kind]
+                if key != plan.decision_key:
+                    plan.decision_b[:] = self._decision_own[kind]
+            elif kind == "act":
+                card = picks[seat]
+                key = (_ACT, card)
+                if key != plan.decision_key:  # the act's block around the picked card's row: one join
+                    plan.decision_b[:] = b"".join((self._act_head, self._revealed_bytes[card], self._act_tail))
+            else:
+                key = None
+                plan.decision_b[:] = self._decision_own[kind]
+                self._fill_context(game, seat, frame, buf.mv, plan)
         plan.decision_key = key
 
         if self.perfect_recall:
