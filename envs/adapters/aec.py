@@ -36,6 +36,7 @@ class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
         self._setup(self.spec.default_players if num_players is None else num_players, render_mode, variant)
         self.agents: list[str] = []
         self._stopped = False
+        self._over = False
 
     # ---- PettingZoo API
 
@@ -44,7 +45,7 @@ class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
         self._after_load()
 
     def _after_load(self) -> None:
-        self._stopped = False
+        self._stopped = self._over = False
         self.last_illegal = None
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -71,6 +72,8 @@ class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
         agent = self.agent_selection
         assert agent is not None
         observation = self._observation(self.agent_name_mapping[agent]) if observe else None
+        if not self._over:  # a live decision: nobody is terminated and the rewards are all zero until the end
+            return observation, 0.0, False, False, self.infos[agent]
         return (
             observation,
             self._cumulative_rewards[agent],
@@ -108,7 +111,7 @@ class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
             agent = self.agent_selection
         except AttributeError:  # set by reset()
             raise RuntimeError(f"{self.spec.env_name}: step() called before reset(); call reset() first") from None
-        if self.terminations[agent] or self.truncations[agent]:
+        if self._over:  # every agent is terminated together (truncations are never set)
             self._was_dead_step(action)
             return
         game = self.game
@@ -126,8 +129,8 @@ class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
             return
         self._version += 1
         # rewards are all zero until the end (``_finish`` and ``_terminate_illegal`` replace the dict):
-        # there is nothing to clear or accumulate on the other steps
-        self._cumulative_rewards[agent] = 0.0
+        # there is nothing to clear or accumulate on the other steps, and the acting agent's cumulative
+        # reward, which PettingZoo's envs clear here, is still the 0.0 of the reset
         if game.is_terminal():
             self._finish()
             self._accumulate_rewards()
@@ -139,12 +142,13 @@ class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
     def _finish(self) -> None:
         self.rewards = self._final_rewards()
         self.terminations = {a: True for a in self.agents}
+        self._over = True
         self.infos = self._final_infos()
 
     def _terminate_illegal(self, agent: str, action: Any, exc: Exception) -> None:
         """``illegal_action="terminate"``: the offender gets the illegal-move reward, the game ends for
         all (the engine state stays as it was; masks are empty from now on)."""
-        self._stopped = True
+        self._stopped = self._over = True
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
         self.rewards[agent] = float(self.illegal_reward)

@@ -82,6 +82,7 @@ class BoardGameEnvBase:
         "space_n",
         "_terminal_all",
         "_stopped",  # an illegal action ended the game (illegal_action="terminate")
+        "_over",  # AEC: every agent is terminated (the game ended or was stopped); they always end together
         "_legal_hook",
         "_mask_zeros",
         "_mask_ones",

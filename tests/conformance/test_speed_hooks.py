@@ -158,3 +158,34 @@ def test_fresh_masks_have_memory_of_their_own(name):
     assert len(kept) > 5
     for mask, copy in kept:
         np.testing.assert_array_equal(mask, copy)
+
+
+@pytest.mark.parametrize(("name", "players"), GAME_CASES)
+@pytest.mark.parametrize("illegal_at", [None, 7])
+def test_live_last_and_dead_steps_read_the_agents_dicts(name, players, illegal_at):
+    """``last()`` during play returns the reward and flags without reading the dicts, and ``step`` tells a
+    dead step by one flag (``_over``): both the same as the dicts say at every step, through the end, an
+    illegal action's termination (``illegal_action="terminate"``) and the dead steps after it."""
+    env = face(name).raw_env(num_players=players, illegal_action="terminate")
+    raw = env.unwrapped
+    rng = np.random.default_rng(3)
+    for seed in range(2):
+        env.reset(seed=seed)
+        for step in range(2000):
+            if not env.agents:
+                break
+            agent = env.agent_selection
+            obs, reward, term, trunc, info = env.last()
+            assert (reward, term, trunc) == (raw._cumulative_rewards[agent], raw.terminations[agent], False)
+            assert type(reward) is float and info is raw.infos[agent]
+            assert raw._over == any(raw.terminations.values()) == all(raw.terminations.values())
+            if term or trunc:
+                env.step(None)
+            elif step == illegal_at:
+                mask = np.zeros(env.action_space(agent).n, np.int8)
+                mask[raw.game.legal_actions()] = 1
+                env.step(int(np.flatnonzero(mask == 0)[0]))  # an illegal action ends the game for everyone
+                assert raw._over and all(raw.terminations.values())
+            else:
+                env.step(int(rng.choice(raw.game.legal_actions())))
+        assert not env.agents, "the game did not end"
