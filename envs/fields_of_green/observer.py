@@ -1337,7 +1337,8 @@ class _FarmSnapshot:
 
 class _FillPlan:
     """Ready-made memoryviews of one buffer's parts for one viewing seat, each paired with its source
-    in the observer's caches, so that :meth:`Observer.fill` copies with ``dst[:] = src`` (a memcpy)."""
+    in the observer's caches, so that :meth:`Observer.fill` copies with ``dst[:] = src`` (a memcpy) or, for
+    the public block (discard .. game), ``dst[:] = b"".join(srcs)`` over its rotated source runs."""
 
     __slots__ = (
         "observer",
