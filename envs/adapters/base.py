@@ -23,16 +23,21 @@ __all__ = ["BoardGameEnvBase", "as_index"]
 
 class _Slot:
     """One observation buffer of an agent: the observer's buffer, the action mask (an int8 array over
-    a bytearray, see ``write_action_mask``) and the dicts handed out when buffers are reused."""
+    a bytearray, see ``write_action_mask``) and what is handed out when buffers are reused (``out``: the
+    dict of named views, the flat dict or the flat array, by ``observation_mode``)."""
 
-    __slots__ = ("buf", "bits", "mask", "obs", "flat_obs")
+    __slots__ = ("buf", "bits", "mask", "out")
 
-    def __init__(self, buf: Any, num_actions: int):
+    def __init__(self, buf: Any, num_actions: int, mode: str):
         self.buf = buf
         self.bits = bytearray(num_actions)
         self.mask = np.frombuffer(self.bits, dtype=np.int8)  # writable view of bits
-        self.obs = {"observation": buf.views, "action_mask": self.mask}
-        self.flat_obs = {"observation": buf.flat, "action_mask": self.mask}
+        if mode == "dict":
+            self.out: Any = {"observation": buf.views, "action_mask": self.mask}
+        elif mode == "flat_dict":
+            self.out = {"observation": buf.flat, "action_mask": self.mask}
+        else:
+            self.out = buf.flat
 
 
 def _zero_infos(n: int) -> dict[str, np.ndarray]:
@@ -169,8 +174,8 @@ class BoardGameEnvBase:
         self._recall_log: list[tuple[int, int]] = []
 
     def _make_slots(self) -> None:
-        n, space_n = self.num_players, self.space_n
-        self._slots = [[_Slot(self.observer.new_buffer(), space_n) for _ in range(2)] for _ in range(n)]
+        n, space_n, mode = self.num_players, self.space_n, self.observation_mode
+        self._slots = [[_Slot(self.observer.new_buffer(), space_n, mode) for _ in range(2)] for _ in range(n)]
         self._slot_of = [0] * n
         # per agent: the state its current buffer shows, as (_version, len(game.history)), and what was
         # handed out for it
@@ -205,7 +210,6 @@ class BoardGameEnvBase:
         version, history = self._version, len(game.history)  # robust to direct game.apply() calls too
         if self._slot_history[seat] == history and self._slot_version[seat] == version:
             return self._handed[seat]
-        mode = self.observation_mode
         if self.reuse_buffers:
             # the handed-out arrays are the buffers themselves, the two of a seat used alternately, so the
             # previous observation stays valid (inline, not a method of its own: the step's hot path)
@@ -214,7 +218,7 @@ class BoardGameEnvBase:
             self.observer.fill(game, seat, slot.buf)
             self.write_action_mask(seat, slot.bits)
             self._slot_of[seat] = index
-            out: Any = slot.obs if mode == "dict" else slot.flat_obs if mode == "flat_dict" else slot.buf.flat
+            out = slot.out
         else:
             # fresh arrays are copies, never written again by the env: one buffer per seat suffices (slot 0),
             # and an incremental observer finds fewer changes since the buffer's last fill
@@ -222,6 +226,7 @@ class BoardGameEnvBase:
             self.observer.fill(game, seat, slot.buf)
             self.write_action_mask(seat, slot.bits)
             mask = slot.mask.copy()
+            mode = self.observation_mode
             if mode == "dict":  # a copy per named array: cheaper than one flat copy plus a view per name
                 named = {}
                 for name, view in slot.buf.views.items():  # a plain loop: a 3.11 comprehension is a call
