@@ -21,7 +21,7 @@ from farmgames.envs.fields_of_green.cards import HAND_SIZE
 from farmgames.envs.fields_of_green.farm import Farm
 from farmgames.envs.fields_of_green.game import _MASKED, _legal_split_tuple, _legal_splits, _MaskTable
 
-FIXED = {y: (2, 2, 1, 1) for y in range(1, 5)}  # FOG-RUL-3
+from .test_engine_paths import _variants
 
 
 def _plain_mask(game: Game) -> bytes:
@@ -37,12 +37,8 @@ def _plain_frontier_bits(farm: Farm) -> bytes:
 
 
 def _games(players: int, count: int):
-    for seed in range(count):
-        kw: dict = {"auto_single": seed % 2 == 1}
-        if seed % 3 == 2:
-            kw["fixed_split"] = FIXED
-        if seed % 5 == 4:
-            kw["farm_size"] = 7
+    """The engine-path tests' variants (auto_single, a fixed split, a 7x7 grid), as new games."""
+    for seed, kw in _variants(players, count):
         yield seed, Game(num_players=players, seed=seed, **kw)
 
 
