@@ -98,7 +98,7 @@ class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
             if len(fast) == self.space_n:
                 bits[:] = fast
                 return
-        super().write_action_mask(seat, bits)
+        BoardGameEnvBase.write_action_mask(self, seat, bits)  # (no super() object: hookless games come here)
 
     def _mask_fast(self, seat: int) -> bytes | np.ndarray | None:
         hook, game = self._legal_hook, self.game
