@@ -86,20 +86,6 @@ class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
         game = self.game
         return game.legal_actions() if game.current_player == seat and not self._stopped else []
 
-    def write_action_mask(self, seat: int, bits: bytearray | memoryview) -> None:
-        """The base's mask (its one definition), with the common case first: a game with the
-        ``legal_mask_bytes`` hook and ``seat`` to decide now gets the engine's bytes in one memcpy, with no
-        further test (``current_player`` is None once the game is over, so an ended game takes the base's
-        path; so does bytes of the wrong length, which the base refuses). tests/conformance compares the
-        masks of every game with its legal lists."""
-        game = self.game
-        if self._legal_hook == "bytes" and not self._stopped and game.current_player == seat:
-            fast = game.legal_mask_bytes()
-            if len(fast) == self.space_n:
-                bits[:] = fast
-                return
-        BoardGameEnvBase.write_action_mask(self, seat, bits)  # (no super() object: hookless games come here)
-
     def _mask_fast(self, seat: int) -> bytes | np.ndarray | None:
         hook, game = self._legal_hook, self.game
         if hook is None or self._stopped or game.current_player != seat:

@@ -258,21 +258,24 @@ class BoardGameEnvBase:
         all write theirs here. A bytearray because clearing it is one memcpy and setting an index a plain
         Python store, cheaper than numpy calls for a few dozen legal actions; a game whose states have many
         legal actions hands over cached mask bytes or an index array instead (``_mask_fast``)."""
+        if self._legal_hook is not None:  # (no call for hookless games)
+            # the hooks answer only for a seat that decides now, so never once the game ended
+            fast = self._mask_fast(seat)
+            if isinstance(fast, bytes):
+                if len(fast) != self.space_n:
+                    raise ValueError(f"legal_mask_bytes() gave {len(fast)} bytes; the action space has {self.space_n}")
+                bits[:] = fast  # one memcpy
+                return
+            if fast is not None:
+                bits[:] = self._mask_zeros
+                np.frombuffer(bits, np.int8)[fast] = 1
+                return
         if self._terminal_all and (self._stopped or self.game.is_terminal()):  # _ended(), inlined
             bits[:] = self._mask_ones
             return
-        fast = None if self._legal_hook is None else self._mask_fast(seat)  # no call for hookless games
-        if fast is None:
-            bits[:] = self._mask_zeros
-            for action in self._mask_actions(seat):
-                bits[action] = 1
-        elif isinstance(fast, bytes):
-            if len(fast) != self.space_n:
-                raise ValueError(f"legal_mask_bytes() gave {len(fast)} bytes; the action space has {self.space_n}")
-            bits[:] = fast  # one memcpy
-        else:
-            bits[:] = self._mask_zeros
-            np.frombuffer(bits, np.int8)[fast] = 1
+        bits[:] = self._mask_zeros
+        for action in self._mask_actions(seat):
+            bits[action] = 1
 
     def _current_mask(self, seat: int) -> np.ndarray:
         """A fresh int8 mask of ``seat`` (``write_action_mask``)."""
