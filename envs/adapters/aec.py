@@ -86,12 +86,6 @@ class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
         game = self.game
         return game.legal_actions() if game.current_player == seat and not self._stopped else []
 
-    def _mask_fast(self, seat: int) -> bytes | np.ndarray | None:
-        hook, game = self._legal_hook, self.game
-        if hook is None or self._stopped or game.current_player != seat:
-            return None
-        return game.legal_mask_bytes() if hook == "bytes" else game.legal_action_array()  # type: ignore[no-any-return]
-
     def step(self, action: Any) -> None:
         try:
             agent = self.agent_selection

@@ -149,6 +149,8 @@ class BoardGameEnvBase:
         else:
             self.NOOP, space_n = None, self.num_actions
         self.space_n = space_n
+        if space_n != self.num_actions:  # an appended NOOP, which the engine's hooks do not cover: the list path
+            self._legal_hook = None
         self._mask_zeros, self._mask_ones = bytes(space_n), b"\x01" * space_n  # (write_action_mask)
         self.observer = spec.new_observer(probe, **self._observer_kwargs)
         self._recall = bool(getattr(self.observer, "wants_actions", False))
@@ -240,12 +242,6 @@ class BoardGameEnvBase:
         self._handed[seat] = out
         return out
 
-    def _mask_fast(self, seat: int) -> bytes | np.ndarray | None:
-        """``seat``'s legal actions from the engine's optional cached hooks (``core.protocol.Game``):
-        ``legal_mask_bytes()`` (one 0/1 byte per action) or ``legal_action_array()`` (an index array);
-        None when the game has neither or ``seat`` is not the one to act (the list path then applies)."""
-        return None
-
     def _ended(self) -> bool:
         """The game is over for every agent (played to the end or stopped by an illegal action)."""
         return bool(self._stopped or self.game.is_terminal())
@@ -257,18 +253,25 @@ class BoardGameEnvBase:
         ``terminal_mask="all"``. The one definition of a mask: observations, infos and the single-agent env
         all write theirs here. A bytearray because clearing it is one memcpy and setting an index a plain
         Python store, cheaper than numpy calls for a few dozen legal actions; a game whose states have many
-        legal actions hands over cached mask bytes or an index array instead (``_mask_fast``)."""
-        if self._legal_hook is not None:  # (no call for hookless games)
-            # the hooks answer only for a seat that decides now, so never once the game ended
-            fast = self._mask_fast(seat)
-            if isinstance(fast, bytes):
-                if len(fast) != self.space_n:
-                    raise ValueError(f"legal_mask_bytes() gave {len(fast)} bytes; the action space has {self.space_n}")
-                bits[:] = fast  # one memcpy
-                return
-            if fast is not None:
+        legal actions hands over cached mask bytes or an index array instead (the hooks)."""
+        hook = self._legal_hook
+        if hook is not None and not self._stopped:  # (no call for hookless games)
+            # the engine's optional cached hooks (core.protocol.Game) answer only for the seat that decides
+            # now (the current player: in the parallel env the first decider; later pickers of a
+            # simultaneous step take the list path), so never once the game ended. Inline, not a method of
+            # its own: the step's hot path
+            game = self.game
+            if game.current_player == seat:
+                if hook == "bytes":
+                    fast = game.legal_mask_bytes()
+                    if len(fast) != self.space_n:
+                        raise ValueError(
+                            f"legal_mask_bytes() gave {len(fast)} bytes; the action space has {self.space_n}"
+                        )
+                    bits[:] = fast  # one memcpy
+                    return
                 bits[:] = self._mask_zeros
-                np.frombuffer(bits, np.int8)[fast] = 1
+                np.frombuffer(bits, np.int8)[game.legal_action_array()] = 1
                 return
         if self._terminal_all and (self._stopped or self.game.is_terminal()):  # _ended(), inlined
             bits[:] = self._mask_ones
