@@ -393,6 +393,7 @@ class Game:
         "_mask",
         "_masks",
         "public_version",
+        "pick_version",
         "__dict__",
     )
 
@@ -530,6 +531,9 @@ class Game:
         # observer skips comparing piles, hands, picks, counts and phase flags while it stands still.
         # Like Farm.version, not part of the game state (not saved, copied by clone).
         self.public_version = 0
+        # Bumped instead of public_version by a 3-4 player pick, which changes only the picker's hand and pick
+        # (FOG-ACT-3): an observer then compares only the hand sizes and picks. Not game state either.
+        self.pick_version = 0
         self._advance()
 
     # ------------------------------------------------------------------ public API
@@ -738,6 +742,7 @@ class Game:
         new.direction = self.direction
         new.revealed = self.revealed
         new.public_version = self.public_version
+        new.pick_version = self.pick_version
         new.farms = [f.clone() for f in self.farms]
         new.piles = [p[:] for p in self.piles]
         new.equipment_stack = self.equipment_stack[:]
@@ -1347,12 +1352,14 @@ class Game:
         self._legal_now = None
         if kind == "pick":
             # the most frequent decision (2 in 5), first and lean (speed): a pick leaves every farm alone and
-            # changes public state (in _NO_FARM_DECISIONS, not in _FARM_ONLY_DECISIONS: asserted at import)
-            self.public_version += 1
+            # changes public state (in _NO_FARM_DECISIONS, not in _FARM_ONLY_DECISIONS: asserted at import);
+            # with 3-4 players only the picker's hand and pick, which pick_version says
             slot = action - self.layout.PICK
             if self.num_players == 2:
-                self.picks[p] = self.display.pop(slot)  # FOG-2P-6
+                self.public_version += 1
+                self.picks[p] = self.display.pop(slot)  # FOG-2P-6 (the public display)
             else:
+                self.pick_version += 1
                 self.picks[p] = self.hands[p].pop(slot)  # FOG-ACT-3
             return
         what, arg = self.layout.decoded[action]  # (kind, argument) of an index known to be legal

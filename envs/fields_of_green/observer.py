@@ -241,6 +241,7 @@ class Observer:
         "_pub_plan",
         "_pub_runs",
         "_public",
+        "_picked",
         "_recall_year",
         "_revealed_at",
         "_revealed_bytes",
@@ -639,6 +640,7 @@ class Observer:
         self._draws: list = [[0] * 4 for _ in range(n)]
         self._flags_key = self._counts = None  # GAME_FEATURES (None: never written)
         self._public = None  # the Game.public_version the public values were last compared at (None: never)
+        self._picked = None  # the Game.pick_version the hand sizes and picks were last compared at
         self._game = game
         # change stamps: when each part of the caches last changed, so that an observation buffer filled
         # earlier for the same seat copies only the parts changed since (see fill); a new epoch (new
@@ -703,11 +705,15 @@ class Observer:
             self._sync_harvested(game, current if game.phase == "harvest" else None)
         if game.public_version != self._public:
             self._sync_public(game, prev)
-            self._public = game.public_version
+            self._public, self._picked = game.public_version, game.pick_version
+        elif game.pick_version != self._picked:  # only 3-4 player picks since: hand sizes and picks alone
+            self._sync_public(game, prev, seats_only=True)
+            self._picked = game.pick_version
 
-    def _sync_public(self, game: Game, prev: int | None) -> None:  # noqa: C901 - one branch per cached part
+    def _sync_public(self, game: Game, prev: int | None, seats_only: bool = False) -> None:  # noqa: C901
         """Per-seat public status, draw counts, GAME_FEATURES and the discard counts: only the values that
-        changed are written (``prev``: the seat that decided at the last sync, whose values usually moved).
+        changed are written (``prev``: the seat that decided at the last sync, whose values usually moved;
+        ``seats_only``: only the hand sizes and picks can have moved, Game.pick_version; one branch per part).
 
         Speed: plain attribute loads (specialised by CPython 3.11) and whole tuple and list comparisons;
         ``operator.attrgetter`` for the scalars and ``map(len)`` over the lists measured ~3.7k instructions
@@ -743,6 +749,8 @@ class Observer:
                     pmv[a] = sizes[p]
                     pmv[a + 1] = picks[p] is not None
                 self._hand_sizes, self._picks = sizes, list(picks)  # (else the old lists are now equal)
+        if seats_only:
+            return
         draws = game.draw_counts
         if draws != self._draws:
             for p, (new, old) in enumerate(zip(draws, self._draws)):

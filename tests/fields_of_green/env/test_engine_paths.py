@@ -192,11 +192,13 @@ def test_fixed_path_plays_as_the_plain_reading(players):
             kinds[game.decision_kind] = kinds.get(game.decision_kind, 0) + 1
             before = [f.version for f in game.farms], [f.version for f in plain.farms]
             public = game.public_version, plain.public_version
+            picks = game.pick_version, plain.pick_version
             action = legal[rng.randrange(len(legal))]
             game.apply(action)
             plain.apply(action)
             assert _moved(before[0], game) == _moved(before[1], plain)
             assert (game.public_version != public[0]) == (plain.public_version != public[1])
+            assert (game.pick_version != picks[0]) == (plain.pick_version != picks[1])
             if rng.random() < 0.03:  # clones and loaded states take the same paths
                 for other in (game.clone(), Game.from_json(game.to_json())):
                     assert other.legal_actions() == plain.legal_actions()

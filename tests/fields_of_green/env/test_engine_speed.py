@@ -1,7 +1,9 @@
 """The engine's speed tricks (docs/profiling.md, "The 3x target") against their plain paths, on random games:
 
 * ``Game.public_version`` moves whenever a step changes public state outside the farms (the observer skips its
-  public comparisons while it stands still: game._FARM_ONLY_DECISIONS / _FARM_ONLY_FRAMES);
+  public comparisons while it stands still: game._FARM_ONLY_DECISIONS / _FARM_ONLY_FRAMES), but for a 3-4
+  player pick that changes only the picker's hand and pick, which moves ``Game.pick_version`` instead (the
+  observer then compares only hand sizes and picks);
 * ``ActionLayout.decoded`` equals ``decode``; the memoised draw splits equal ``_legal_splits``;
 * ``Farm.water_in_range`` equals the plain sum over ``tower_in_range`` (FOG-WATER-4);
 * ``_harvest_cells`` (one comprehension) equals the plain loop over the farm (FOG-HARVEST-2/3/6..8);
@@ -67,19 +69,30 @@ def _games(players: int, count: int):
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_game_version_moves_whenever_a_step_changes_public_state(players):
-    moved = stood = 0
+    moved = stood = picked = 0
     for seed, game, rng in _games(players, 6):
         while not game.is_terminal():
-            version, before = game.public_version, _public_state(game)
-            kind = game.decision_kind
+            version, picks, before = game.public_version, game.pick_version, _public_state(game)
+            kind, seat = game.decision_kind, game.current_player
             game.apply(rng.choice(game.legal_actions()))
-            if game.public_version == version:
+            after = _public_state(game)
+            if game.public_version != version:
+                moved += after != before
+                continue
+            where = f"seed {seed}, step {len(game.history)} ({kind})"
+            if game.pick_version != picks:  # FOG-ACT-3: only the picker's hand and pick moved
+                picked += 1
+                assert players > 2 and kind == "pick", where
+                assert after[1][seat] != before[1][seat] and after[2][seat] != before[2][seat], where
+                for part in (1, 2):  # hands, picks: the other seats' are unchanged
+                    after[part][seat] = before[part][seat]
+                assert after == before, where
+            else:
                 stood += 1
                 assert kind in _FARM_ONLY_DECISIONS, f"seed {seed}: a {kind} step left Game.public_version alone"
-                assert _public_state(game) == before, f"seed {seed}, step {len(game.history)} ({kind})"
-            elif _public_state(game) != before:
-                moved += 1
+                assert after == before, where
     assert moved > 200 and stood > 10  # both branches were exercised
+    assert (picked > 50) == (players > 2)  # the pick branch with 3-4 players, never with 2
 
 
 def test_farm_only_kinds_are_real_frame_and_decision_names():
@@ -401,7 +414,8 @@ def test_kept_harvest_sites_equal_the_plain_scan(players):
 
 
 def test_pick_path_matches_the_version_rules():
-    """Game._apply's pick path bumps public_version only, as _NO_FARM_DECISIONS / _FARM_ONLY_DECISIONS say."""
+    """Game._apply's pick path moves a version and no farm's, as _NO_FARM_DECISIONS / _FARM_ONLY_DECISIONS say:
+    public_version with 2 players, pick_version with 3-4."""
     from farmgames.envs.fields_of_green.game import _NO_FARM_DECISIONS
 
     assert "pick" in _NO_FARM_DECISIONS and "pick" not in _FARM_ONLY_DECISIONS
@@ -409,9 +423,13 @@ def test_pick_path_matches_the_version_rules():
         game = Game(num_players=players, seed=1)
         while game.decision_kind != "pick":
             game.apply(game.legal_actions()[0])
-        versions, public = [f.version for f in game.farms], game.public_version
+        versions, public, picks = [f.version for f in game.farms], game.public_version, game.pick_version
         game._apply(game.legal_actions()[-1])
-        assert [f.version for f in game.farms] == versions and game.public_version == public + 1
+        assert [f.version for f in game.farms] == versions
+        if players == 2:  # the display is public (FOG-2P-6)
+            assert (game.public_version, game.pick_version) == (public + 1, picks)
+        else:  # only the picker's hand and pick (FOG-ACT-3)
+            assert (game.public_version, game.pick_version) == (public, picks + 1)
 
 
 def test_prebuilt_seat_orders_and_turn_frames_equal_the_plain_rules():

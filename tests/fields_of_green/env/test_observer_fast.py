@@ -1,7 +1,8 @@
 """The observer's fast path against a plain one, at every step (docs/profiling.md, "The 3x target").
 
 The incremental observer skips work on the engine's word: farms whose ``Farm.version`` stood still, and
-the public values outside the farms while ``Game.public_version`` stands still (game._FARM_ONLY_DECISIONS). Here
+the public values outside the farms while ``Game.public_version`` stands still (game._FARM_ONLY_DECISIONS),
+all but the hand sizes and picks while only ``Game.pick_version`` moved (3-4 player picks). Here
 every observation of random 2-4 player games is compared, value for value, with
 
 * ``fill(force_full=True)`` of a second observer (the caches rebuilt from the game), and
