@@ -111,11 +111,12 @@ class BoardGameAECEnv(BoardGameEnvBase, AECEnv):
         # rewards are all zero until the end (``_finish`` and ``_terminate_illegal`` replace the dict):
         # there is nothing to clear or accumulate on the other steps, and the acting agent's cumulative
         # reward, which PettingZoo's envs clear here, is still the 0.0 of the reset
-        if game.is_terminal():
+        seat = game.current_player  # None exactly when the game is over (core.protocol.Game): no is_terminal call
+        if seat is None:
             self._finish()
             self._accumulate_rewards()
         else:
-            self.agent_selection = self.possible_agents[game.current_player]
+            self.agent_selection = self.possible_agents[seat]
             if self._fixed_infos and self.info_mask:  # the masks change; without them the infos do not
                 self.infos = self._step_infos(self.agents)
 

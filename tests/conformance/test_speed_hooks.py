@@ -1,5 +1,6 @@
 """The adapters' fast paths against the plain ones, for every registered game and Secret Nim.
 
+* ``current_player`` is None exactly when ``is_terminal()`` (the AEC step reads only ``current_player``).
 * ``legal_action_array()`` / ``legal_mask_bytes()`` (the optional hooks of ``core.protocol.Game``): equal
   to ``legal_actions()`` at every state of random games; the AEC mask written through them equals the mask
   built from the legal list.
@@ -33,6 +34,18 @@ def _as_list(hook: str, value, num_actions: int) -> list[int]:
     assert isinstance(value, np.ndarray) and value.dtype == np.intp and value.ndim == 1
     assert not value.flags.writeable, "the cached array must be read-only"
     return value.tolist()
+
+
+@pytest.mark.parametrize(("name", "players"), GAME_CASES)
+def test_current_player_is_none_exactly_when_the_game_is_over(name, players):
+    spec = get_spec(name)
+    states = 0
+    for seed in range(2):
+        for game in random_states(spec, players, seed):
+            assert (game.current_player is None) == game.is_terminal(), f"seed {seed}, step {len(game.history)}"
+            states += 1
+        assert game.is_terminal()  # (played to the end: the final state was checked too)
+    assert states > 10
 
 
 @pytest.mark.parametrize("hook", HOOKS)
