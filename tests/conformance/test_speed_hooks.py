@@ -85,6 +85,36 @@ def test_aec_mask_through_the_hook_equals_the_plain_mask(name, players):
         env.step(int(rng.choice(np.flatnonzero(plain))))
 
 
+@pytest.mark.parametrize(("name", "players"), GAME_CASES)
+def test_parallel_masks_through_the_hook_equal_the_plain_masks(name, players):
+    """The parallel env's first decider takes the hook (the current player), later pickers of a simultaneous
+    step and waiting agents the list path: every agent's mask equals the one built from the legal lists."""
+    env = face(name).parallel_env(num_players=players)
+    observations, _ = env.reset(seed=5)
+    noop = env.unwrapped.NOOP
+    rng = np.random.default_rng(5)
+    steps = 0
+    while env.agents and steps < 200:
+        game, seats = env.unwrapped.game, env.unwrapped.agent_name_mapping
+        deciders = game.deciders() if hasattr(game, "deciders") else [game.current_player]
+        actions = {}
+        for agent in env.agents:
+            obs = observations[agent]
+            mask = obs["action_mask"] if isinstance(obs, dict) else env.unwrapped.action_mask(agent)
+            seat = seats[agent]
+            if seat in deciders:
+                legal = game.legal_actions() if seat == game.current_player else game.legal_actions_for(seat)
+            else:
+                legal = [] if noop is None else [noop]
+            plain = np.zeros(env.action_space(agent).n, np.int8)
+            plain[legal] = 1
+            assert np.array_equal(mask, plain), f"{agent}, step {steps}"
+            actions[agent] = int(rng.choice(np.flatnonzero(plain))) if legal else None
+        observations, *_ = env.step({a: v for a, v in actions.items() if v is not None})
+        steps += 1
+    assert steps >= 3
+
+
 CURRENT = [p for p in NAMES if get_spec(p.values[0]).conventions.infos == "fixed"]
 
 
