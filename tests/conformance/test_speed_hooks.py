@@ -1,5 +1,6 @@
 """The adapters' fast paths against the plain ones, for every registered game and Secret Nim.
 
+* ``env()``'s ``last`` is the env's own after reset (before it, PettingZoo's error), also in copies.
 * ``current_player`` is None exactly when ``is_terminal()`` (the AEC step reads only ``current_player``).
 * ``legal_action_array()`` / ``legal_mask_bytes()`` (the optional hooks of ``core.protocol.Game``): equal
   to ``legal_actions()`` at every state of random games; the AEC mask written through them equals the mask
@@ -11,6 +12,9 @@
 """
 
 from __future__ import annotations
+
+import pickle
+from copy import deepcopy
 
 import numpy as np
 import pytest
@@ -34,6 +38,24 @@ def _as_list(hook: str, value, num_actions: int) -> list[int]:
     assert isinstance(value, np.ndarray) and value.dtype == np.intp and value.ndim == 1
     assert not value.flags.writeable, "the cached array must be read-only"
     return value.tolist()
+
+
+@pytest.mark.parametrize("name", ENV_NAMES)
+def test_wrapped_last_reads_its_own_env_after_reset_and_in_copies(name):
+    env = face(name).env(num_players=get_spec(name).min_players)
+    with pytest.raises(AttributeError, match="before reset"):
+        env.last()
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for how in (deepcopy, lambda e: pickle.loads(pickle.dumps(e))):
+        twin = how(env)
+        obs, _, term, trunc, info = twin.last()
+        mask = obs["action_mask"] if isinstance(obs, dict) else info["action_mask"]
+        twin.step(int(rng.choice(np.flatnonzero(mask))))  # the copy moves on, the original stays
+        assert twin.last()[0] is twin.unwrapped.last()[0]  # (an unchanged state hands out the same object)
+        assert env.last()[0] is env.unwrapped.last()[0]
+        assert twin.last()[0] is not env.last()[0]
+        assert len(twin.unwrapped.game.history) == len(env.unwrapped.game.history) + 1
 
 
 @pytest.mark.parametrize(("name", "players"), GAME_CASES)
