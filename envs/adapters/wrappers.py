@@ -1,15 +1,15 @@
 """PettingZoo's AEC wrappers with cheap attribute forwarding (the wrapped ``env()`` of every game).
 
-PettingZoo's BaseWrapper forwards every attribute the AEC loop reads (agent_selection, agents, terminations,
-... about 15 per step) through __getattr__, once per wrapper level, and AssertOutOfBoundsWrapper.step calls
-Discrete.contains: together as much time as a whole step of the raw env. These subclasses keep PettingZoo's
-classes and checks and only make the common path cheap: the loop's attributes are properties that read the env
-under all wrappers of these two classes (they never change them), last() goes straight to that env (after
-reset it is that env's own method), an in-range int action skips Discrete.contains (which would accept it) and
-OrderEnforcing hands it to the env directly, and agent_iter's iterator reads the loop attributes from the env.
-Anything else takes PettingZoo's own code path. tests/conformance runs PettingZoo's api_test on env() of every
-game; tests/fields_of_green/env/test_observer_incremental.py plays env() side by side with the plain
-PettingZoo wrappers and checks the errors before reset.
+PettingZoo's BaseWrapper forwards every attribute the AEC loop reads (agent_selection, agents,
+terminations, ... about 15 per step) through __getattr__, once per wrapper level, and
+AssertOutOfBoundsWrapper.step calls Discrete.contains: together as much time as a whole step of the raw
+env. These subclasses keep PettingZoo's classes and checks and only make the common path cheap: the
+loop's attributes are properties that read the env under all wrappers of these two classes (they never
+change them), last() goes straight to that env, an in-range int action skips Discrete.contains
+(which would accept it) and OrderEnforcing hands it to the env directly, and agent_iter's iterator reads
+the loop attributes from the env. Anything else takes PettingZoo's own code path. tests/conformance runs
+PettingZoo's api_test on env() of every game; tests/fields_of_green/env/test_observer_incremental.py
+plays env() side by side with the plain PettingZoo wrappers and checks the errors before reset.
 """
 
 from __future__ import annotations
@@ -96,12 +96,6 @@ class OrderEnforcing(OrderEnforcingWrapper):
         # makes, and all it does then)
         direct = isinstance(env, AssertOutOfBounds) and env._target is env.env
         self._num_actions = env._num_actions if isinstance(env, AssertOutOfBounds) and direct else 0
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        super().reset(seed=seed, options=options)
-        # from the first reset on, last() is the env's own (the reset check below is all this class adds to
-        # it): one call less per step. An instance attribute, so pickle and deepcopy bind it to the copy's env
-        self.__dict__["last"] = self._target.last
 
     def agent_iter(self, max_iter: int = 2**63) -> Any:
         if not self._has_reset:

@@ -1,6 +1,6 @@
 """The adapters' fast paths against the plain ones, for every registered game and Secret Nim.
 
-* ``env()``'s ``last`` is the env's own after reset (before it, PettingZoo's error), also in copies.
+* ``env()``'s ``last`` reads its own env (before reset, PettingZoo's error), also in pickled and deep copies.
 * ``current_player`` is None exactly when ``is_terminal()`` (the AEC step reads only ``current_player``).
 * ``legal_action_array()`` / ``legal_mask_bytes()`` (the optional hooks of ``core.protocol.Game``): equal
   to ``legal_actions()`` at every state of random games; the AEC mask written through them equals the mask
