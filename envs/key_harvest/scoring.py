@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from farmgames.envs.core.scoring import winners as core_winners
@@ -32,7 +32,9 @@ class Score:
         return (self.total, self.field_tiles, self.counters)
 
     def as_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        # the fields from the instance dict, not dataclasses.asdict's deep copy of each value (ints and one
+        # tuple of strings, copied as a list below; tests/key_harvest/test_end_scoring.py compares the two)
+        d = dict(vars(self))
         d["majorities"] = list(self.majorities)
         d["total"] = self.total
         return d

@@ -182,3 +182,22 @@ def test_score_8_9_ruling_12_winner_and_tie_break_chain():
     g = example()
     play(g, DONE)
     assert g.winners() == [0] and g.returns() == [1.0, -1.0]
+
+
+def test_score_as_dict_equals_the_dataclass_fields_with_majorities_as_a_list():
+    """``Score.as_dict`` (the fields from the instance dict, speed) equals ``dataclasses.asdict`` with the
+    majorities as a list, plus the total, keys in the same order, on the final scores of random games."""
+    import dataclasses
+    import random
+
+    from farmgames.envs.key_harvest import Game
+
+    for seed in range(3):
+        game, rng = Game(num_players=2 + seed, seed=seed), random.Random(seed)
+        while not game.is_terminal():
+            game.apply(rng.choice(game.legal_actions()))
+        for s in game.scores():
+            want = {**dataclasses.asdict(s), "total": s.total}
+            want["majorities"] = list(s.majorities)
+            d = s.as_dict()
+            assert d == want and list(d) == list(want) and type(d["majorities"]) is list

@@ -140,3 +140,33 @@ def test_FOG_RUL_37_fallow_card_scores_nothing(scen):
     with pytest.raises(ValueError):
         scen(farms={0: "W T S\n(M) . ."}, legend=LEGEND, equipment={0: {(3, 1): ["Vane"]}}, decision=[])
     assert cell(game, 3, 1) in game.farms[0].fallow
+
+
+SCORE_FIELDS = [
+    "printed_vp",
+    "equipment",
+    "coins",
+    "food",
+    "empty_towers",
+    "end_game",
+    "locations",
+    "coins_held",
+]
+
+
+def test_score_as_dict_equals_the_dataclass_fields_plus_total():
+    """``Score.as_dict`` (the fields from the instance dict, speed) equals ``dataclasses.asdict`` plus the total,
+    keys in the same order, on the final scores of random games."""
+    import dataclasses
+    import random
+
+    from farmgames.envs.fields_of_green import Game
+
+    for seed in range(3):
+        game, rng = Game(num_players=2 + seed, seed=seed), random.Random(seed)
+        while not game.is_terminal():
+            game.apply(rng.choice(game.legal_actions()))
+        for s in game.scores():
+            d = s.as_dict()
+            assert d == {**dataclasses.asdict(s), "total": s.total} and list(d) == [*SCORE_FIELDS, "total"]
+            assert d["total"] == sum(d[part] for part in PARTS)
