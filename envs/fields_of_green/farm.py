@@ -13,6 +13,9 @@ from functools import cache
 EMPTY = -1
 TOWER = -2
 SILO = -3
+# what Farm.card_info says of a Water Tower and a Silo: (type, subtype, ability kind)
+TOWER_INFO: tuple[str, None, str] = ("WaterTower", None, "none")
+SILO_INFO: tuple[str, None, str] = ("Silo", None, "none")
 
 
 class Geometry:
@@ -177,9 +180,9 @@ class Farm:
         if code >= 0:
             return None if cell in self.fallow else self.info[code]
         if code == TOWER:
-            return ("WaterTower", None, "none")
+            return TOWER_INFO
         if code == SILO:
-            return ("Silo", None, "none")
+            return SILO_INFO
         return None
 
     # ---- water (FOG-WATER-1..7)

@@ -478,3 +478,52 @@ def test_passing_by_rotation_equals_the_plain_loop():
             game._pass_hands()
             assert game.hands == plain
             assert not any(h is o for h in game.hands for o in old)
+
+
+def _counters(cards) -> list[dict]:
+    """Every counter ("per" and "if") of the card set's abilities and tiles, plus one per filter key."""
+    out = []
+    effects_ = [c.ability.effect for c in cards.location_designs if c.ability is not None]
+    effects_ += [t.effect for t in cards.equipment_designs if t.effect]
+    for effect in effects_:
+        for op in effect:
+            for key in ("per", "if"):
+                if key in op:
+                    out.append(op[key])
+    out += [{"adjacent": {"type": t}} for t in ("WaterTower", "Silo", "any")]
+    out += [{"farm": {"type": t}} for t in ("WaterTower", "Silo", "Field")]
+    out += [{"farm": {}}, {"adjacent": {"ability": "harvest"}}, {"distinct_subtypes": "Field"}]
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_count_over_match_codes_equals_one_matches_per_cell(players):
+    """effects.count (the grid codes of effects.match_codes, minus the fallow cells) equals effects.plain_count
+    (one ``matches`` per cell, FOG-RUL-7: fallow cards never match) for every counter of the card set, on every
+    cell of the farms of random games (fallow cards included), and the memo answers the same after a miss."""
+    from farmgames.envs.fields_of_green import effects
+
+    fallow_seen = nonzero = 0
+    for seed, game, rng in _games(players, 3):
+        counters = _counters(game.cards)
+        assert len(counters) > 30
+        step = 0
+        while not game.is_terminal():
+            game.apply(rng.choice(game.legal_actions()))
+            step += 1
+            if step % 7:
+                continue
+            for farm in game.farms:
+                fallow_seen += bool(farm.fallow)
+                for cell in range(farm.geometry.cells):
+                    for counter in counters:
+                        value = effects.count(farm, cell, counter)
+                        assert value == effects.plain_count(farm, cell, counter), (seed, cell, counter)
+                        nonzero += value > 0
+    assert fallow_seen > 10 and nonzero > 1000
+    flt = {"type": "Field"}  # a new dict: a miss, then a hit, the same codes as the plain test
+    game = Game(num_players=players, seed=1)
+    info = game.farms[0].info
+    codes = effects.match_codes(info, flt)
+    assert effects.match_codes(info, flt) is codes
+    assert codes == {code for code, card in enumerate(info) if effects.info_matches(card, flt)}
