@@ -593,10 +593,8 @@ class Game:
         already computed is turned into bytes. ``tests/fields_of_green/env/test_engine_mask.py`` compares it
         with ``legal_actions()``."""
         legal = self._legal_now
-        if legal is _MASKED:
-            return self._mask
-        if legal is not None:
-            return _mask_of(self.layout.size, legal)
+        if legal is not None:  # (one test on the env loop's path, where apply and _advance left None)
+            return self._mask if legal is _MASKED else _mask_of(self.layout.size, legal)
         stack = self._stack
         if not stack:
             return self._masks.zeros
@@ -680,16 +678,19 @@ class Game:
                 raise IllegalActionError(f"action must be an integer index, got {action!r}")
             action = int(action)
         legal = self._legal_now  # the per-state cache itself: only read here (legal_actions() hands out copies)
-        if legal is None:
-            legal = self._legal_now = self._compute_legal() if self._stack else []
-        if action not in legal:  # (always so when legal_mask_bytes() kept its mask: _MASKED is empty)
-            if legal is not _MASKED:
-                raise IllegalActionError(self._illegal_message(action, list(legal)))
-            try:  # the kept mask's byte (an index past its end raises IndexError, a negative one is tested)
+        if legal is _MASKED:
+            # legal_mask_bytes() kept its mask (the env loop's case, tested first: speed): the action's byte
+            # (an index past its end raises IndexError, a negative one is tested)
+            try:
                 if action < 0 or not self._mask[action]:
                     raise IndexError
             except IndexError:
                 raise IllegalActionError(self._illegal_message(action, list(self._compute_legal()))) from None
+        else:
+            if legal is None:
+                legal = self._legal_now = self._compute_legal() if self._stack else []
+            if action not in legal:
+                raise IllegalActionError(self._illegal_message(action, list(legal)))
         self.history.append(action)
         stack = self._stack
         frame = stack[-1]
