@@ -308,16 +308,21 @@ def _shuffle(rng: random.Random, x: list[int]) -> None:
 
     Speed: a game's setup shuffles ≈ 160 cards and ``Random.shuffle`` makes a Python-level ``_randbelow``
     call per card (≈ 40% of a new game). This is CPython's algorithm (``shuffle`` over
-    ``_randbelow_with_getrandbits``) with that call inlined; test_engine_speed.py compares it with
-    ``rng.shuffle`` on many seeds and lengths, so a Python whose shuffle differs fails there."""
+    ``_randbelow_with_getrandbits``) with that call inlined and each position's bit count prebuilt
+    (``_shuffle_steps``); test_engine_speed.py compares it with ``rng.shuffle`` on many seeds and lengths, so a
+    Python whose shuffle differs fails there."""
     getrandbits = rng.getrandbits
-    for i in reversed(range(1, len(x))):
-        n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
+    for i, k in _shuffle_steps(len(x)):
+        j = getrandbits(k)  # _randbelow(i + 1): k bits, drawn again while j >= i + 1
+        while j > i:
             j = getrandbits(k)
         x[i], x[j] = x[j], x[i]
+
+
+@lru_cache(maxsize=64)
+def _shuffle_steps(n: int) -> tuple[tuple[int, int], ...]:
+    """The positions ``Random.shuffle`` swaps over ``n`` items, last first, each with ``(i + 1).bit_length()``."""
+    return tuple((i, (i + 1).bit_length()) for i in reversed(range(1, n)))
 
 
 def _card_set_reference(card_set: str | Path | CardSet | DataText | None) -> str | None:
