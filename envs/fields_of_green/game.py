@@ -91,9 +91,6 @@ assert "act" not in _NO_FARM_DECISIONS and "act" not in _FARM_ONLY_DECISIONS  # 
 # Decision frames that _skip_decision may drop; the others are never skipped (a set test saves the call).
 # An act frame is dropped by Game._advance itself (no picked card: nothing to act with).
 _SKIPPABLE = frozenset({"pick", "attach", "harvest"})
-# The decision frames _advance always stops at (but with auto_single): neither skippable nor the act (dropped
-# without a picked card). Game.apply returns at once when one of them is on top after a decision.
-_STANDING = DECISIONS - _SKIPPABLE - {"act"}
 _SPLIT_NONZERO = [sum(1 for c in s if c) for s in SPLITS]
 _SPLIT_SUM = [sum(s) for s in SPLITS]
 # _SPLIT_CANDIDATES[total][need]: (index, split) of every split drawing `total` cards from >= `need` piles
@@ -722,20 +719,6 @@ class Game:
             self._advance()
             return
         self._apply(action)
-        # Speed: the same shortcut after the other decisions, when the next frame is one _advance would stop at
-        # at once: the next seat's act with a picked card (3-4 players, about 2 acts in 3) or a decision that
-        # is never skipped (the water to pay for a build, the next seat's split ...). test_engine_paths.py
-        # plays both ways.
-        if stack and not self.auto_single:
-            below = stack[-1]
-            kind = below[0]
-            if kind == "act":
-                if self.picks[below[1]] is not None:
-                    self.current_player = below[1]
-                    return
-            elif kind in _STANDING:
-                self.current_player = below[1]
-                return
         self._advance()
 
     def clone(self) -> Game:

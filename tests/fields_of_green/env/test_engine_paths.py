@@ -5,8 +5,7 @@ decision, legal list, current player, state and which versions move must be the 
 2-4 players, with and without ``auto_single``, fixed splits and a small farm. The tricks compared here:
 
 * ``apply`` applies a pick itself and stops at the next seat's pick (3-4 players) or the picker's act (2 players)
-  without ``_advance``, and after any other decision at the next seat's act with a pick or a decision that is
-  never skipped (``game._STANDING``); the 2-player action phase is pushed from a prebuilt tuple (``_ACTIONS_2P``);
+  without ``_advance``; the 2-player action phase is pushed from a prebuilt tuple (``_ACTIONS_2P``);
 * ``_advance`` tests the pick and act "nothing to choose" cases inline (``_skip_decision`` otherwise);
 * ``_act`` finishes a build with no water to pay at once (no ``finish_build`` frame) and pushes a tower's or
   silo's attach decision only with a tile set aside (FOG-ACT-BUILD-8, FOG-RUL-17/20);
@@ -330,24 +329,3 @@ def test_prebuilt_two_player_action_phase_equals_the_plain_loop():
             p = first if i % 2 == 0 else 1 - first
             steps += [("turn2", i), ("pick", p), ("act", p), ("after_turn2", i)]
         assert list(_ACTIONS_2P[first]) == list(reversed(steps))
-
-
-def test_standing_decisions_are_never_skipped():
-    """game._STANDING (where apply stops without _advance): the decisions _skip_decision keeps whatever the state."""
-    from farmgames.envs.fields_of_green.game import _SKIPPABLE, _STANDING, DECISIONS
-
-    assert _STANDING == DECISIONS - _SKIPPABLE - {"act"}
-    assert _STANDING == {
-        "split",
-        "pay_water",
-        "store_water",
-        "keep_equipment",
-        "place_equipment",
-        "ability_target",
-        "ability_option",
-    }
-    game = Game(num_players=3, seed=2)
-    for kind in sorted(_STANDING):
-        game._stack.append((kind, 0, None, None, None, None))
-        assert game._skip_decision(game._stack[-1]) is False
-        game._stack.pop()
