@@ -13,7 +13,9 @@
 * ``Farm.water_by_cell`` and ``Farm.towers_in_range`` equal the plain tests over ``tower_in_range``, the
   geometry's ``reach2`` lists ``between`` (FOG-WATER-4);
 * a bare gain op gains what ``effects.gain_amounts`` resolves; ``_take_split``'s slices draw what one
-  ``pop`` per card draws (FOG-DRAW-5/6).
+  ``pop`` per card draws (FOG-DRAW-5/6), from full and short piles; ``_gain`` stores food as
+  ``Farm.gain_food`` (FOG-STORE-7/8);
+* ``effects.count`` over ``effects.match_codes`` equals ``effects.plain_count`` (one ``matches`` per cell).
 """
 
 from __future__ import annotations
@@ -527,3 +529,41 @@ def test_count_over_match_codes_equals_one_matches_per_cell(players):
     codes = effects.match_codes(info, flt)
     assert effects.match_codes(info, flt) is codes
     assert codes == {code for code, card in enumerate(info) if effects.info_matches(card, flt)}
+
+
+def test_gain_stores_food_as_farm_gain_food():
+    """Game._gain's inlined store (FOG-STORE-7/8) equals Farm.gain_food, with room, full and over capacity."""
+    rng = random.Random(5)
+    game = Game(num_players=2, seed=5)
+    for _ in range(300):
+        a, b = game.clone(), game.clone()
+        capacity = {cell: rng.randrange(0, 6) for cell in game.farms[0].silo_capacity}
+        a.farms[0].silo_capacity, b.farms[0].silo_capacity = dict(capacity), dict(capacity)
+        food = rng.randrange(0, 8)
+        a.farms[0].food = b.farms[0].food = min(food, sum(a.farms[0].silo_capacity.values()))
+        amounts = {"food": rng.randrange(0, 9), "coins": rng.randrange(0, 3)}
+        a._gain(0, amounts, -1)
+        b.farms[0].coins += amounts["coins"]
+        b.farms[0].gain_food(amounts["food"])
+        assert a.to_json() == b.to_json()
+
+
+def test_take_split_from_short_piles_draws_what_one_pop_per_card_draws():
+    """_take_split's reversed slice when a pile holds exactly the count drawn, or one more (FOG-DRAW-5, FOG-RUL-14)."""
+    from farmgames.envs.fields_of_green.actions import SPLITS
+
+    for index in range(len(SPLITS)):
+        split = SPLITS[index]
+        for extra in (0, 1):
+            game = Game(num_players=4, seed=index)
+            for i, count in enumerate(split):
+                del game.piles[i][: len(game.piles[i]) - count - extra]
+            plain = game.clone()
+            drawn = []
+            for pile_index, count in enumerate(split):
+                for _ in range(count):
+                    drawn.append(plain.piles[pile_index].pop())
+                plain.draw_counts[0][pile_index] += count
+            plain.hands[0] = sorted(drawn)
+            game._take_split(0, split)
+            assert game.to_json() == plain.to_json()
