@@ -1177,6 +1177,8 @@ class Game:
             water = cost.water
             if not water:
                 build = frontier
+            elif water == 1:  # (the base set's only water cost: any tower holding water in range, at C speed)
+                build = farm.watered_frontier(frontier)
             elif sum(farm.tower_water.values()) >= water:
                 bits = bytearray(none)
                 for c, w in farm.water_by_cell(farm.frontier).items():  # (frontier cells only)

@@ -567,3 +567,27 @@ def test_take_split_from_short_piles_draws_what_one_pop_per_card_draws():
             plain.hands[0] = sorted(drawn)
             game._take_split(0, split)
             assert game.to_json() == plain.to_json()
+
+
+@pytest.mark.parametrize("farm_size", [5, 9, 25])
+def test_watered_frontier_is_the_frontier_with_water_in_range(farm_size):
+    """Farm.watered_frontier (the build block of an act costing one water, FOG-WATER-4, FOG-ACT-BUILD-4) equals
+    the frontier cells with water in range by the plain tower_in_range sum, on every farm of random games; the
+    geometry's neighbour_bits are the neighbour lists."""
+    geometry = Game(num_players=2, farm_size=farm_size).geometry
+    for cell, near in enumerate(geometry.neighbours):
+        assert [n for n in range(geometry.cells) if geometry.neighbour_bits[cell] >> (8 * n) & 0xFF] == list(near)
+    watered = 0
+    for seed in range(3):
+        game = Game(num_players=4, seed=seed, farm_size=farm_size, auto_single=seed % 2 == 1)
+        rng = random.Random(seed)
+        while not game.is_terminal():
+            for farm in game.farms:
+                frontier = bytes(farm.frontier_mask())
+                plain = bytes(
+                    1 if frontier[c] and _plain_water_in_range(farm, c) >= 1 else 0 for c in range(game.geometry.cells)
+                )
+                assert farm.watered_frontier(frontier) == plain
+                watered += sum(plain)
+            game.apply(rng.choice(game.legal_actions()))
+    assert watered > 1000
