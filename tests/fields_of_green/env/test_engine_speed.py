@@ -572,8 +572,9 @@ def test_take_split_from_short_piles_draws_what_one_pop_per_card_draws():
 @pytest.mark.parametrize("farm_size", [5, 9, 25])
 def test_watered_frontier_is_the_frontier_with_water_in_range(farm_size):
     """Farm.watered_frontier (the build block of an act costing one water, FOG-WATER-4, FOG-ACT-BUILD-4) equals
-    the frontier cells with water in range by the plain tower_in_range sum, on every farm of random games; the
-    geometry's neighbour_bits are the neighbour lists."""
+    the frontier cells with water in range by the plain tower_in_range sum, on every farm of random games; so
+    does Farm.range_mask (what towers_in_range and water_in_range read) from every cell; the geometry's
+    neighbour_bits are the neighbour lists."""
     geometry = Game(num_players=2, farm_size=farm_size).geometry
     for cell, near in enumerate(geometry.neighbours):
         assert [n for n in range(geometry.cells) if geometry.neighbour_bits[cell] >> (8 * n) & 0xFF] == list(near)
@@ -589,5 +590,10 @@ def test_watered_frontier_is_the_frontier_with_water_in_range(farm_size):
                 )
                 assert farm.watered_frontier(frontier) == plain
                 watered += sum(plain)
+                if len(game.history) % 23 == 0:  # Farm.range_mask: tower_in_range from every cell, both ways
+                    cells = range(game.geometry.cells)
+                    for cell in cells:
+                        near = farm.range_mask(cell)
+                        assert [t for t in cells if near[t]] == [t for t in cells if farm.tower_in_range(t, cell)]
             game.apply(rng.choice(game.legal_actions()))
     assert watered > 1000
