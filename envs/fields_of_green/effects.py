@@ -209,7 +209,7 @@ def info_matches(info: tuple, flt: dict) -> bool:
 
 
 # Speed: count reads the grid codes that match a filter from this memo instead of calling ``matches`` per cell
-# (a call chain of three Python functions per neighbour or occupied cell, ~30% of a harvest step's engine work).
+# (a chain of three Python calls per neighbour or occupied cell: about a fifth of a harvest step's engine work).
 # Keyed by the filter dict's identity and checked against it and the card-info table (Farm.info) it was built
 # for: card sets are read-only and the entry keeps the dict alive, so its id is not reused while it is here.
 _MATCH_CODES: dict[int, tuple[dict, Sequence, frozenset[int]]] = {}
@@ -273,9 +273,9 @@ def count(farm, cell: int, counter: dict) -> int:
     calling ``matches`` (three Python calls a cell). A fallow cell never counts (FOG-RUL-7: only location cards
     turn fallow, and towers and silos are never fallow). The same values as ``plain_count``
     (tests/fields_of_green/env/test_engine_speed.py compares them on the farms of random games). Plain loops,
-    not ``sum(map(codes.__contains__, ...))``: on 4-30 cells the loop is about twice as fast, and a loop or
-    comprehension-free body allocates no closure per call."""
-    if "adjacent" in counter:  # the orthogonal neighbours (FOG-ABIL-7)
+    not ``sum(map(codes.__contains__, ...))``: on 4-30 cells the loop is about twice as fast; and no
+    comprehension (none allocates a closure per call)."""
+    if "adjacent" in counter:  # the orthogonal neighbours (data/FORMAT.md: adjacent)
         codes = match_codes(farm.info, counter["adjacent"])
         grid, fallow = farm.grid, farm.fallow
         total = 0

@@ -203,7 +203,7 @@ class Farm:
                 return True
         return False
 
-    def range_mask(self, cell: int) -> bytes:
+    def range_mask(self, cell: int) -> bytearray:
         """One byte per cell, 1 for each cell in water range of ``cell`` (FOG-WATER-4: adjacent, or at distance 2
         with a card on a cell between them; ``cell`` itself not). The relation is symmetric, so these are the
         cells where a tower reaches ``cell``: its neighbours and, through each neighbour holding a card, that
@@ -269,7 +269,7 @@ class Farm:
         """One byte per cell, 1 for each cell of ``frontier`` (the frontier_mask: empty cells only) in range of a
         tower holding water (FOG-WATER-4): where a card costing one water may be built (FOG-ACT-BUILD-4).
 
-        Speed: ``water_by_cell`` walks every tower's 12 cells in Python (~7 µs on a late farm); here a tower
+        Speed: ``water_by_cell`` walks every tower's 12 cells in Python (several µs on a late farm); here a tower
         reaches its neighbours and, through each neighbour holding a card, that card's neighbours (the cells at
         distance 2 with a card between, the tower itself being off the frontier), OR-ed as ints of one byte per
         cell and cut to the frontier by one AND. tests/fields_of_green/env/test_engine_speed.py compares it with
