@@ -308,16 +308,21 @@ def _shuffle(rng: random.Random, x: list[int]) -> None:
 
     Speed: a game's setup shuffles ≈ 160 cards and ``Random.shuffle`` makes a Python-level ``_randbelow``
     call per card (≈ 40% of a new game). This is CPython's algorithm (``shuffle`` over
-    ``_randbelow_with_getrandbits``) with that call inlined; test_engine_speed.py compares it with
-    ``rng.shuffle`` on many seeds and lengths, so a Python whose shuffle differs fails there."""
+    ``_randbelow_with_getrandbits``) with that call inlined and each position's bit count prebuilt
+    (``_shuffle_steps``); test_engine_speed.py compares it with ``rng.shuffle`` on many seeds and lengths, so a
+    Python whose shuffle differs fails there."""
     getrandbits = rng.getrandbits
-    for i in reversed(range(1, len(x))):
-        n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
+    for i, k in _shuffle_steps(len(x)):
+        j = getrandbits(k)  # _randbelow(i + 1): k bits, drawn again while j >= i + 1
+        while j > i:
             j = getrandbits(k)
         x[i], x[j] = x[j], x[i]
+
+
+@lru_cache(maxsize=64)
+def _shuffle_steps(n: int) -> tuple[tuple[int, int], ...]:
+    """The positions ``Random.shuffle`` swaps over ``n`` items, last first, each with ``(i + 1).bit_length()``."""
+    return tuple((i, (i + 1).bit_length()) for i in reversed(range(1, n)))
 
 
 def _card_set_reference(card_set: str | Path | CardSet | DataText | None) -> str | None:
@@ -597,10 +602,8 @@ class Game:
         already computed is turned into bytes. ``tests/fields_of_green/env/test_engine_mask.py`` compares it
         with ``legal_actions()``."""
         legal = self._legal_now
-        if legal is _MASKED:
-            return self._mask
-        if legal is not None:
-            return _mask_of(self.layout.size, legal)
+        if legal is not None:  # (one test on the env loop's path, where apply and _advance left None)
+            return self._mask if legal is _MASKED else _mask_of(self.layout.size, legal)
         stack = self._stack
         if not stack:
             return self._masks.zeros
@@ -684,16 +687,19 @@ class Game:
                 raise IllegalActionError(f"action must be an integer index, got {action!r}")
             action = int(action)
         legal = self._legal_now  # the per-state cache itself: only read here (legal_actions() hands out copies)
-        if legal is None:
-            legal = self._legal_now = self._compute_legal() if self._stack else []
-        if action not in legal:  # (always so when legal_mask_bytes() kept its mask: _MASKED is empty)
-            if legal is not _MASKED:
-                raise IllegalActionError(self._illegal_message(action, list(legal)))
-            try:  # the kept mask's byte (an index past its end raises IndexError, a negative one is tested)
+        if legal is _MASKED:
+            # legal_mask_bytes() kept its mask (the env loop's case, tested first: speed): the action's byte
+            # (an index past its end raises IndexError, a negative one is tested)
+            try:
                 if action < 0 or not self._mask[action]:
                     raise IndexError
             except IndexError:
                 raise IllegalActionError(self._illegal_message(action, list(self._compute_legal()))) from None
+        else:
+            if legal is None:
+                legal = self._legal_now = self._compute_legal() if self._stack else []
+            if action not in legal:
+                raise IllegalActionError(self._illegal_message(action, list(legal)))
         self.history.append(action)
         stack = self._stack
         frame = stack[-1]
@@ -1176,6 +1182,8 @@ class Game:
             water = cost.water
             if not water:
                 build = frontier
+            elif water == 1:  # (the base set's only water cost: any tower holding water in range, at C speed)
+                build = farm.watered_frontier(frontier)
             elif sum(farm.tower_water.values()) >= water:
                 bits = bytearray(none)
                 for c, w in farm.water_by_cell(farm.frontier).items():  # (frontier cells only)
@@ -1498,7 +1506,7 @@ class Game:
         for pile_index, count in enumerate(split):
             if count:
                 pile = self.piles[pile_index]
-                drawn += pile[-count:][::-1]  # FOG-DRAW-5: from the top, in the order popped one by one
+                drawn += pile[: -count - 1 : -1]  # FOG-DRAW-5: the top `count` in the order popped one by one
                 del pile[-count:]
                 counts[pile_index] += count  # FOG-DRAW-6
         if self.num_players == 2:
@@ -1573,10 +1581,14 @@ class Game:
         farm = self.farms[p]
         farm.coins += amounts.get("coins", 0)
         farm.vp_tokens += amounts.get("vp", 0)
-        if amounts.get("food"):
-            farm.gain_food(amounts["food"])  # FOG-STORE-7/8
-        if amounts.get("water"):
-            self._gain_water(p, amounts["water"])
+        food = amounts.get("food")
+        if food:
+            # FOG-STORE-7/8: stored up to the silos' capacity, the rest is lost. Speed: Farm.gain_food and its
+            # food_capacity property inlined (two calls fewer a gain; test_engine_speed.py compares)
+            farm.food = min(farm.food + food, sum(farm.silo_capacity.values()))
+        water = amounts.get("water")
+        if water:
+            self._gain_water(p, water)
 
     def _gain_water(self, p: int, amount: int) -> None:
         """FOG-STORE-5/6, FOG-RUL-12: the owner picks a tower with room per token, unless one tower

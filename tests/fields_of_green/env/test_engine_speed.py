@@ -15,7 +15,9 @@
 * ``Farm.water_by_cell`` and ``Farm.towers_in_range`` equal the plain tests over ``tower_in_range``, the
   geometry's ``reach2`` lists ``between`` (FOG-WATER-4);
 * a bare gain op gains what ``effects.gain_amounts`` resolves; ``_take_split``'s slices draw what one
-  ``pop`` per card draws (FOG-DRAW-5/6).
+  ``pop`` per card draws (FOG-DRAW-5/6), from full and short piles; ``_gain`` stores food as
+  ``Farm.gain_food`` (FOG-STORE-7/8);
+* ``effects.count`` over ``effects.match_codes`` equals ``effects.plain_count`` (one ``matches`` per cell).
 """
 
 from __future__ import annotations
@@ -496,3 +498,120 @@ def test_passing_by_rotation_equals_the_plain_loop():
             game._pass_hands()
             assert game.hands == plain
             assert not any(h is o for h in game.hands for o in old)
+
+
+def _counters(cards) -> list[dict]:
+    """Every counter ("per" and "if") of the card set's abilities and tiles, plus one per filter key."""
+    out = []
+    effects_ = [c.ability.effect for c in cards.location_designs if c.ability is not None]
+    effects_ += [t.effect for t in cards.equipment_designs if t.effect]
+    for effect in effects_:
+        for op in effect:
+            for key in ("per", "if"):
+                if key in op:
+                    out.append(op[key])
+    out += [{"adjacent": {"type": t}} for t in ("WaterTower", "Silo", "any")]
+    out += [{"farm": {"type": t}} for t in ("WaterTower", "Silo", "Field")]
+    out += [{"farm": {}}, {"adjacent": {"ability": "harvest"}}, {"distinct_subtypes": "Field"}]
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_count_over_match_codes_equals_one_matches_per_cell(players):
+    """effects.count (the grid codes of effects.match_codes, minus the fallow cells) equals effects.plain_count
+    (one ``matches`` per cell, FOG-RUL-7: fallow cards never match) for every counter of the card set, on every
+    cell of the farms of random games (fallow cards included), and the memo answers the same after a miss."""
+    from farmgames.envs.fields_of_green import effects
+
+    fallow_seen = nonzero = 0
+    for seed, game, rng in _games(players, 3):
+        counters = _counters(game.cards)
+        assert len(counters) > 30
+        step = 0
+        while not game.is_terminal():
+            game.apply(rng.choice(game.legal_actions()))
+            step += 1
+            if step % 7:
+                continue
+            for farm in game.farms:
+                fallow_seen += bool(farm.fallow)
+                for cell in range(farm.geometry.cells):
+                    for counter in counters:
+                        value = effects.count(farm, cell, counter)
+                        assert value == effects.plain_count(farm, cell, counter), (seed, cell, counter)
+                        nonzero += value > 0
+    assert fallow_seen > 10 and nonzero > 1000
+    flt = {"type": "Field"}  # a new dict: a miss, then a hit, the same codes as the plain test
+    game = Game(num_players=players, seed=1)
+    info = game.farms[0].info
+    codes = effects.match_codes(info, flt)
+    assert effects.match_codes(info, flt) is codes
+    assert codes == {code for code, card in enumerate(info) if effects.info_matches(card, flt)}
+
+
+def test_gain_stores_food_as_farm_gain_food():
+    """Game._gain's inlined store (FOG-STORE-7/8) equals Farm.gain_food, with room, full and over capacity."""
+    rng = random.Random(5)
+    game = Game(num_players=2, seed=5)
+    for _ in range(300):
+        a, b = game.clone(), game.clone()
+        capacity = {cell: rng.randrange(0, 6) for cell in game.farms[0].silo_capacity}
+        a.farms[0].silo_capacity, b.farms[0].silo_capacity = dict(capacity), dict(capacity)
+        food = rng.randrange(0, 8)
+        a.farms[0].food = b.farms[0].food = min(food, sum(a.farms[0].silo_capacity.values()))
+        amounts = {"food": rng.randrange(0, 9), "coins": rng.randrange(0, 3)}
+        a._gain(0, amounts, -1)
+        b.farms[0].coins += amounts["coins"]
+        b.farms[0].gain_food(amounts["food"])
+        assert a.to_json() == b.to_json()
+
+
+def test_take_split_from_short_piles_draws_what_one_pop_per_card_draws():
+    """_take_split's reversed slice when a pile holds exactly the count drawn, or one more (FOG-DRAW-5, FOG-RUL-14)."""
+    from farmgames.envs.fields_of_green.actions import SPLITS
+
+    for index in range(len(SPLITS)):
+        split = SPLITS[index]
+        for extra in (0, 1):
+            game = Game(num_players=4, seed=index)
+            for i, count in enumerate(split):
+                del game.piles[i][: len(game.piles[i]) - count - extra]
+            plain = game.clone()
+            drawn = []
+            for pile_index, count in enumerate(split):
+                for _ in range(count):
+                    drawn.append(plain.piles[pile_index].pop())
+                plain.draw_counts[0][pile_index] += count
+            plain.hands[0] = sorted(drawn)
+            game._take_split(0, split)
+            assert game.to_json() == plain.to_json()
+
+
+@pytest.mark.parametrize("farm_size", [5, 9, 25])
+def test_watered_frontier_is_the_frontier_with_water_in_range(farm_size):
+    """Farm.watered_frontier (the build block of an act costing one water, FOG-WATER-4, FOG-ACT-BUILD-4) equals
+    the frontier cells with water in range by the plain tower_in_range sum, on every farm of random games; so
+    does Farm.range_mask (what towers_in_range and water_in_range read) from every cell; the geometry's
+    neighbour_bits are the neighbour lists."""
+    geometry = Game(num_players=2, farm_size=farm_size).geometry
+    for cell, near in enumerate(geometry.neighbours):
+        assert [n for n in range(geometry.cells) if geometry.neighbour_bits[cell] >> (8 * n) & 0xFF] == list(near)
+    watered = 0
+    for seed in range(3):
+        game = Game(num_players=4, seed=seed, farm_size=farm_size, auto_single=seed % 2 == 1)
+        rng = random.Random(seed)
+        while not game.is_terminal():
+            for farm in game.farms:
+                frontier = bytes(farm.frontier_mask())
+                plain = bytes(
+                    1 if frontier[c] and _plain_water_in_range(farm, c) >= 1 else 0 for c in range(game.geometry.cells)
+                )
+                assert farm.watered_frontier(frontier) == plain
+                watered += sum(plain)
+                if len(game.history) % 23 == 0:  # Farm.range_mask: tower_in_range from every cell, both ways
+                    cells = range(game.geometry.cells)
+                    for cell in cells:
+                        near = farm.range_mask(cell)
+                        assert [t for t in cells if near[t]] == [t for t in cells if farm.tower_in_range(t, cell)]
+            game.apply(rng.choice(game.legal_actions()))
+    assert watered > 1000
