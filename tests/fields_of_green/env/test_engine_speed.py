@@ -69,6 +69,16 @@ def _games(players: int, count: int):
         yield seed, game, rng
 
 
+def _plain_draw(game: Game, split, seat: int) -> list[int]:
+    """The rules' draw of ``split`` for ``seat``, one ``pop`` per card (FOG-DRAW-5/6): the cards drawn, in order."""
+    drawn = []
+    for pile_index, count in enumerate(split):
+        for _ in range(count):
+            drawn.append(game.piles[pile_index].pop())
+        game.draw_counts[seat][pile_index] += count
+    return drawn
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_game_version_moves_whenever_a_step_changes_public_state(players):
     moved = stood = picked = 0
@@ -322,11 +332,7 @@ def test_take_split_draws_what_one_pop_per_card_draws():
             game = Game(num_players=players, seed=index)
             split = SPLITS[index]
             plain = game.clone()
-            drawn = []
-            for pile_index, count in enumerate(split):
-                for _ in range(count):
-                    drawn.append(plain.piles[pile_index].pop())
-                plain.draw_counts[1][pile_index] += count
+            drawn = _plain_draw(plain, split, 1)
             if players == 2:
                 plain.offer.extend(drawn)
             else:
@@ -577,11 +583,7 @@ def test_take_split_from_short_piles_draws_what_one_pop_per_card_draws():
             for i, count in enumerate(split):
                 del game.piles[i][: len(game.piles[i]) - count - extra]
             plain = game.clone()
-            drawn = []
-            for pile_index, count in enumerate(split):
-                for _ in range(count):
-                    drawn.append(plain.piles[pile_index].pop())
-                plain.draw_counts[0][pile_index] += count
+            drawn = _plain_draw(plain, split, 0)
             plain.hands[0] = sorted(drawn)
             game._take_split(0, split)
             assert game.to_json() == plain.to_json()
