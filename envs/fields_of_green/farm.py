@@ -203,18 +203,24 @@ class Farm:
                 return True
         return False
 
-    def range_mask(self, cell: int) -> bytearray:
-        """One byte per cell, 1 for each cell in water range of ``cell`` (FOG-WATER-4: adjacent, or at distance 2
-        with a card on a cell between them; ``cell`` itself not). The relation is symmetric, so these are the
-        cells where a tower reaches ``cell``: its neighbours and, through each neighbour holding a card, that
-        card's neighbours -- a few ORs of ``Geometry.neighbour_bits`` instead of a ``between`` lookup per tower."""
+    def _reach_bits(self, cell: int) -> int:
+        """The cells in water range of ``cell`` (and ``cell`` itself when a neighbour holds a card), as an int of
+        one byte per cell (byte n is 1 for cell n, as ``int.from_bytes(mask, "little")`` reads a frontier mask).
+        FOG-WATER-4 (adjacent, or at distance 2 with a card on a cell between them) is symmetric, so these are
+        also the cells a tower on ``cell`` reaches: its neighbours and, through each neighbour holding a card,
+        that card's neighbours. A few ORs of ``Geometry.neighbour_bits`` instead of a ``between`` lookup a pair."""
         geometry = self.geometry
         bits_of, grid = geometry.neighbour_bits, self.grid
         reach = bits_of[cell]
         for b in geometry.neighbours[cell]:
             if grid[b] != EMPTY:
                 reach |= bits_of[b]
-        near = bytearray(reach.to_bytes(geometry.cells, "little"))
+        return reach
+
+    def range_mask(self, cell: int) -> bytearray:
+        """One byte per cell, 1 for each cell in water range of ``cell`` (``cell`` itself not): the cells where
+        a tower reaches ``cell`` (see ``_reach_bits``)."""
+        near = bytearray(self._reach_bits(cell).to_bytes(self.geometry.cells, "little"))
         near[cell] = 0  # (reached back through its neighbours)
         return near
 
@@ -269,21 +275,15 @@ class Farm:
         """One byte per cell, 1 for each cell of ``frontier`` (the frontier_mask: empty cells only) in range of a
         tower holding water (FOG-WATER-4): where a card costing one water may be built (FOG-ACT-BUILD-4).
 
-        Speed: ``water_by_cell`` walks every tower's 12 cells in Python (several µs on a late farm); here a tower
-        reaches its neighbours and, through each neighbour holding a card, that card's neighbours (the cells at
-        distance 2 with a card between, the tower itself being off the frontier), OR-ed as ints of one byte per
-        cell and cut to the frontier by one AND. tests/fields_of_green/env/test_engine_speed.py compares it with
+        Speed: ``water_by_cell`` walks every tower's 12 cells in Python (several µs on a late farm); here each
+        watered tower's reach (``_reach_bits``) is OR-ed as an int of one byte per cell and cut to the frontier
+        by one AND. tests/fields_of_green/env/test_engine_speed.py compares it with
         ``water_by_cell`` on the farms of random games."""
-        geometry = self.geometry
-        neighbours, bits_of, grid = geometry.neighbours, geometry.neighbour_bits, self.grid
         reach = 0
         for t, w in self.tower_water.items():
             if w:
-                reach |= bits_of[t]
-                for b in neighbours[t]:
-                    if grid[b] != EMPTY:
-                        reach |= bits_of[b]
-        return (reach & int.from_bytes(frontier, "little")).to_bytes(geometry.cells, "little")
+                reach |= self._reach_bits(t)  # (the tower's own byte is off the frontier)
+        return (reach & int.from_bytes(frontier, "little")).to_bytes(self.geometry.cells, "little")
 
     def towers_with_room(self) -> list[int]:
         """Tower cells with room for a water token, in cell order (FOG-STORE-5)."""

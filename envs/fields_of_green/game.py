@@ -1583,9 +1583,7 @@ class Game:
         farm.vp_tokens += amounts.get("vp", 0)
         food = amounts.get("food")
         if food:
-            # FOG-STORE-7/8: stored up to the silos' capacity, the rest is lost. Speed: Farm.gain_food and its
-            # food_capacity property inlined (two calls fewer a gain; test_engine_speed.py compares)
-            farm.food = min(farm.food + food, sum(farm.silo_capacity.values()))
+            farm.gain_food(food)  # FOG-STORE-7/8
         water = amounts.get("water")
         if water:
             self._gain_water(p, water)

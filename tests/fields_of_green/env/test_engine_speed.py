@@ -556,7 +556,7 @@ def test_count_over_match_codes_equals_one_matches_per_cell(players):
 
 
 def test_gain_stores_food_as_farm_gain_food():
-    """Game._gain's inlined store (FOG-STORE-7/8) equals Farm.gain_food, with room, full and over capacity."""
+    """Game._gain's store (FOG-STORE-7/8) equals Farm.gain_food, with room, full and over capacity."""
     rng = random.Random(5)
     game = Game(num_players=2, seed=5)
     for _ in range(300):
