@@ -97,6 +97,31 @@ def test_smoke_measures_the_env_share_of_maskable_ppo(smoke_report):
     assert row["torch_threads"] == 1
 
 
+@pytest.mark.parametrize("vec_env", ["batched", "subproc"])
+def test_env_share_with_each_vector_env(vec_env):
+    """The full mode's env-share runs with the batched env and with SubprocVecEnv (the heuristic config ships
+    subproc): the child trains, counts every learner step and times the env part of the wall time."""
+    pytest.importorskip("sb3_contrib")
+    from farmgames.training.bench.measure import ppo_settings, run_child
+
+    settings, _ = ppo_settings(None, ("configs/fields_of_green/ppo_2p_vs_random.yaml",), "fields_of_green_v0")
+    spec = {
+        "vec_env": vec_env,
+        "env": settings["env"],
+        "ppo": settings["ppo"],
+        "seed": 0,
+        "torch_threads": 1,
+        "n_envs": 2,
+        "steps": 64,
+        "n_epochs": 1,
+    }
+    row = run_child("ppo_child", spec)
+    assert row["vec_env"] == vec_env and row["n_envs"] == 2
+    assert row["learner_steps"] == row["n_steps"] * 2 >= 64
+    assert 0.0 < row["env_share"] <= row["env_share_with_masks"] < 1.0
+    assert 0.0 < row["env_step_s"] < row["wall_s"]
+
+
 def test_smoke_targets_and_markdown(smoke_report):
     report, markdown = smoke_report
     assert [t["key"] for t in report["targets"]][: len(bench.TARGETS)] == [t[0] for t in bench.TARGETS]

@@ -96,7 +96,8 @@ MODES: dict[str, dict[str, Any]] = {
         "memory_envs": (1, 64),
         "ppo_steps": 2048,
         "memory_steps": None,
-        # (config role, env count: 1 or the config's n_envs, vector env: dummy or batched)
+        # (config role, env count: 1 or the config's n_envs, vector env: dummy, batched or subproc -- the
+        # heuristic config ships subproc: its workers run the bot beside the learner)
         "ppo_runs": (
             ("main", 1, "dummy"),
             ("main", "config", "dummy"),
@@ -104,6 +105,7 @@ MODES: dict[str, dict[str, Any]] = {
             ("2p-heuristic", 1, "dummy"),
             ("2p-heuristic", "config", "dummy"),
             ("2p-heuristic", "config", "batched"),
+            ("2p-heuristic", "config", "subproc"),
             ("4p-heuristic", 1, "dummy"),
             ("4p-heuristic", "config", "batched"),
         ),

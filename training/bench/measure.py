@@ -428,14 +428,36 @@ def _timed_batched(kwargs: dict, n_envs: int, clock: dict):
 
     from farmgames.wrappers.vector import SB3BatchedVecEnv
 
-    vec = SB3BatchedVecEnv(n_envs, **kwargs)
+    return VecMonitor(_timed_vec(SB3BatchedVecEnv(n_envs, **kwargs), n_envs, clock))
+
+
+def _timed_subproc(kwargs: dict, n_envs: int, clock: dict):
+    """SB3's SubprocVecEnv of ``n_envs`` single envs (``training.vec_env: subproc``, forked as ``farmgames train``
+    forks them), each with its Monitor in the worker; the main process's time from sending the actions to
+    receiving the results (and in reset and the masks) is the env's: the learner waits for the workers."""
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    from farmgames.training.train import _start_method
+    from farmgames.wrappers.single_agent import SingleAgentEnv
+
+    factories = [lambda: Monitor(SingleAgentEnv(**kwargs)) for _ in range(n_envs)]
+    return _timed_vec(SubprocVecEnv(factories, start_method=_start_method()), n_envs, clock)
+
+
+def _timed_vec(vec, n_envs: int, clock: dict):
+    """``vec`` (an SB3 VecEnv) with its step (``step_async`` + ``step_wait``), reset and masks timed into ``clock``."""
     perf = time.perf_counter
-    step_wait, reset, env_method = vec.step_wait, vec.reset, vec.env_method
+    step_async, step_wait, reset, env_method = vec.step_async, vec.step_wait, vec.reset, vec.env_method
+    sent = [0.0]
+
+    def timed_step_async(actions):
+        sent[0] = perf()
+        step_async(actions)
 
     def timed_step_wait():
-        t = perf()
         out = step_wait()
-        clock["step"] += perf() - t
+        clock["step"] += perf() - sent[0]
         clock["steps"] += n_envs
         return out
 
@@ -452,8 +474,9 @@ def _timed_batched(kwargs: dict, n_envs: int, clock: dict):
             clock["action_masks"] += perf() - t
         return out
 
-    vec.step_wait, vec.reset, vec.env_method = timed_step_wait, timed_reset, timed_env_method
-    return VecMonitor(vec)
+    vec.step_async, vec.step_wait = timed_step_async, timed_step_wait
+    vec.reset, vec.env_method = timed_reset, timed_env_method
+    return vec
 
 
 def ppo_child(arg: str) -> None:
@@ -486,6 +509,8 @@ def ppo_child(arg: str) -> None:
     n_envs = spec["n_envs"]
     if spec.get("vec_env") == "batched":
         venv = _timed_batched(kwargs, n_envs, clock)
+    elif spec.get("vec_env") == "subproc":
+        venv = _timed_subproc(kwargs, n_envs, clock)  # (the Monitors are in the workers)
     else:
         venv = DummyVecEnv([lambda: Monitor(timed(SingleAgentEnv(**kwargs))) for _ in range(n_envs)])
     n_steps = max(8, spec["steps"] // n_envs)

@@ -26,7 +26,8 @@ RATIO_TARGETS = (
     ("vec8", "vec-batched-8x2p", "batched env, N = 8, vs SyncVectorEnv over 8 single envs", 2.0, "versus"),
     ("vec64", "vec-batched-64x2p", "batched env, N = 64, vs SyncVectorEnv over 64 single envs", 2.0, "versus"),
 )
-# env share of MaskablePPO wall time per shipped config role: (role, goal); the best in-process run counts
+# env share of MaskablePPO wall time per shipped config role: (role, goal); the best run counts (dummy, batched
+# or, in full mode for the heuristic config, subproc: the time the learner waits for its workers)
 SHARE_TARGETS = (("main", 0.08), ("2p-heuristic", 0.20))
 TARGET_GAME = "fields_of_green_v0"  # the targets of the single-game release are Fields of Green v0's
 
