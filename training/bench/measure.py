@@ -435,14 +435,15 @@ def _timed_subproc(kwargs: dict, n_envs: int, clock: dict):
     """SB3's SubprocVecEnv of ``n_envs`` single envs (``training.vec_env: subproc``, forked as ``farmgames train``
     forks them), each with its Monitor in the worker; the main process's time from sending the actions to
     receiving the results (and in reset and the masks) is the env's: the learner waits for the workers."""
-    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
-    from farmgames.training.train import _start_method
-    from farmgames.wrappers.single_agent import SingleAgentEnv
+    from farmgames.training.train import _EnvFactory, _start_method
 
-    factories = [lambda: Monitor(SingleAgentEnv(**kwargs)) for _ in range(n_envs)]
-    return _timed_vec(SubprocVecEnv(factories, start_method=_start_method()), n_envs, clock)
+    vec = make_vec_env(
+        _EnvFactory(kwargs), n_envs=n_envs, vec_env_cls=SubprocVecEnv, vec_env_kwargs={"start_method": _start_method()}
+    )
+    return _timed_vec(vec, n_envs, clock)
 
 
 def _timed_vec(vec, n_envs: int, clock: dict):
