@@ -85,7 +85,7 @@ class _Game:
         "mask_row",
     )
 
-    def __init__(self, env: SingleAgentEnv, obs_rows: list[np.ndarray], mask_row: np.ndarray, runs: list):
+    def __init__(self, env: SingleAgentEnv, obs_rows: list[np.ndarray], mask_row: np.ndarray, runs: list, size: int):
         self.env = env
         self.raw = env._aec.unwrapped
         # The learner's observation is filled by the env's own observer (so its incremental caches and
@@ -100,8 +100,8 @@ class _Game:
         for obs_row in obs_rows:
             row = memoryview(obs_row).cast("B")
             self.copies.append([(row[d * 4 : (d + n) * 4], src[s * 4 : (s + n) * 4]) for s, d, n in runs])
-        self.to_new = [(d * 4, (d + n) * 4, src[s * 4 : (s + n) * 4]) for s, d, n in runs]  # see final()
-        self.size = len(obs_rows[0])
+        self.to_new = [(d * 4, (d + n) * 4, src[s * 4 : (s + n) * 4]) for s, d, n in runs]  # final(), write_into()
+        self.size = size
         self.mask_row = memoryview(mask_row.view(np.uint8))
 
     def final(self) -> np.ndarray:
@@ -127,6 +127,16 @@ class _Game:
         for dst, src in self.copies[slot]:
             dst[:] = src
         raw.write_action_mask(seat, self.mask_row)  # the raw env's one definition of a mask
+
+    def write_into(self, out: memoryview, base: int) -> None:
+        """``write`` into the row that starts at byte ``base`` of a new batch array ``out`` (``copy=True``: the
+        batch writes every row of a new array in each step instead of copying a kept buffer)."""
+        raw = self.raw
+        seat = self.env.learner_seat
+        self.observer.fill(raw.game, seat, self.buf)
+        for start, stop, src in self.to_new:
+            out[base + start : base + stop] = src
+        raw.write_action_mask(seat, self.mask_row)
 
 
 class BatchedSingleAgentEnv(VectorEnv):
@@ -160,12 +170,18 @@ class BatchedSingleAgentEnv(VectorEnv):
         self.spec = None
         size, actions = int(self.single_observation_space.shape[0]), int(self.single_action_space.n)
         self._num_actions = actions
-        # ``double_buffer``: two observation buffers, alternated per step, so that an array handed out stays
-        # valid through the next step (what SB3's rollout collection needs: it stores the previous step's
-        # observations after the next step) without a copy of the whole batch per step
-        self._obs_buffers = [np.zeros((self.num_envs, size), dtype=np.float32) for _ in range(1 + self.double_buffer)]
+        # ``copy=True``: every reset and step writes all the rows of a new array and hands it out as it is (each
+        # game's row is written in every step: its next observation, or its next episode's first), one pass
+        # over the batch less than writing a kept buffer and copying it. ``double_buffer``: two kept buffers,
+        # alternated per step, so that an array handed out stays valid through the next step (what SB3's
+        # rollout collection needs: it stores the previous step's observations after the next step) without a
+        # copy of the whole batch per step.
+        self._size = size
+        kept = 0 if self.copy else 1 + self.double_buffer
+        self._obs_buffers = [np.zeros((self.num_envs, size), dtype=np.float32) for _ in range(kept)]
         self._slot = 0
-        self._obs = self._obs_buffers[0]
+        self._obs = self._obs_buffers[0] if kept else np.zeros((self.num_envs, size), dtype=np.float32)
+        self._out_bytes = memoryview(self._obs).cast("B")
         self._masks = np.zeros((self.num_envs, actions), dtype=bool)
         self._truncations = np.zeros(self.num_envs, dtype=bool)
         structured = first._aec.structured_observation_space(first.agents[0])
@@ -175,7 +191,7 @@ class BatchedSingleAgentEnv(VectorEnv):
         layout = first._aec.unwrapped.observer.layout
         runs = copy_runs([(e.name, e.start, e.stop) for e in layout.entries], self.plan)
         self._games = [
-            _Game(env, [b[i] for b in self._obs_buffers], self._masks[i], runs) for i, env in enumerate(envs)
+            _Game(env, [b[i] for b in self._obs_buffers], self._masks[i], runs, size) for i, env in enumerate(envs)
         ]
         self._has_reset = False
         #: per game that ended in the last step: (its last observation, its final info), as in ``infos``
@@ -193,7 +209,8 @@ class BatchedSingleAgentEnv(VectorEnv):
         self._flip()
         for g, s in zip(self._games, seeds, strict=True):
             g.env._start_episode(s, options)  # reset() without the single env's observation and info
-            g.write(self._slot)
+        for i in range(self.num_envs):
+            self._write(i)
         self._has_reset = True
         self.final_infos = {}
         return self._out(), {}
@@ -210,7 +227,6 @@ class BatchedSingleAgentEnv(VectorEnv):
         if actions.dtype.kind not in "iu":  # as the single env: integers only, never rounded
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
         self._flip()
-        slot = self._slot
         n_actions = self._num_actions
         rewards = [0.0] * self.num_envs
         terminations = [False] * self.num_envs
@@ -239,7 +255,7 @@ class BatchedSingleAgentEnv(VectorEnv):
                 terminations[i] = True
                 finished.append((i, self._final(g), {}))
             else:
-                g.write(slot)
+                self._write(i)
         if waiting:
             self._play_policies(waiting, finished, rewards, terminations)
         infos: dict[str, Any] = {}
@@ -253,7 +269,7 @@ class BatchedSingleAgentEnv(VectorEnv):
             self.final_infos[i] = (final_obs, info)
             infos = self._add_info(infos, {"final_obs": final_obs, "final_info": info}, i)
             env._start_episode(None, None)  # reset() without the single env's observation and info
-            g.write(slot)
+            self._write(i)
         return (
             self._out(),
             np.array(rewards, dtype=np.float64),
@@ -292,13 +308,25 @@ class BatchedSingleAgentEnv(VectorEnv):
     # ------------------------------------------------------------------ internals
 
     def _flip(self) -> None:
-        """The observation buffer this step writes: the other one of the two with ``double_buffer``."""
-        if self.double_buffer:
+        """The observation array this step writes: a new one with ``copy``, the other of the two kept ones
+        with ``double_buffer``."""
+        if self.copy:
+            self._obs = np.empty((self.num_envs, self._size), dtype=np.float32)
+            self._out_bytes = memoryview(self._obs).cast("B")
+        elif self.double_buffer:
             self._slot ^= 1
             self._obs = self._obs_buffers[self._slot]
 
+    def _write(self, i: int) -> None:
+        """Game ``i``'s observation and mask now into its rows of this step's arrays."""
+        g = self._games[i]
+        if self.copy:
+            g.write_into(self._out_bytes, i * g.size * 4)
+        else:
+            g.write(self._slot)
+
     def _out(self) -> np.ndarray:
-        return self._obs.copy() if self.copy else self._obs
+        return self._obs  # with ``copy``, a new array per reset and step, nowhere else referenced
 
     def _final(self, g: _Game) -> np.ndarray:
         """The learner's last observation of a finished game (a fresh flat array, as the single env's)."""
@@ -332,7 +360,7 @@ class BatchedSingleAgentEnv(VectorEnv):
         """Advance the games in ``waiting`` to their learner's next decision (or their end): every game
         waiting for the same policy object is decided in one ``act_batch(observations, masks)`` call when
         the policy has one (e.g. one forward pass), else one ``act`` per game; bots in between at once."""
-        games, slot = self._games, self._slot
+        games = self._games
         while waiting:
             asks: dict[int, tuple[Any, list[int]]] = {}
             for i, policy in waiting:
@@ -359,7 +387,7 @@ class BatchedSingleAgentEnv(VectorEnv):
                         terminations[i] = True
                         finished.append((i, self._final(g), {}))
                     else:
-                        g.write(slot)
+                        self._write(i)
 
 
 _SB3_CLASS: list[type] = []

@@ -121,7 +121,12 @@ def test_buffers_are_preallocated_and_copies_are_handed_out():
     obs, _ = batch.reset(seed=0)
     assert obs.shape == batch.observation_space.shape and obs.dtype == np.float32
     assert batch.action_masks().dtype == bool and batch.action_masks().shape == (2, batch.single_action_space.n)
-    assert obs is not batch._obs
+    # copy=True: each reset and step hands out a new array that no later step writes into
+    kept = obs.copy()
+    rng = random.Random(0)
+    for _ in range(30):
+        nxt, *_ = batch.step(np.array([_legal(m, rng) for m in batch.action_masks()]))
+        assert nxt is not obs and np.array_equal(obs, kept)
     lean = BatchedSingleAgentEnv(2, game="fields_of_green", num_players=2, opponents="random", copy=False)
     assert lean.reset(seed=0)[0] is lean._obs and lean.action_masks() is lean._masks
 
