@@ -81,11 +81,13 @@ class _Game:
     buffer with the memoryviews that copy it into this game's rows (one set per observation buffer)."""
 
     __slots__ = (
-        *("env", "raw", "observer", "buf", "copies", "to_new", "size"),
+        *("env", "raw", "observer", "buf", "copies", "to_new", "to_row", "size"),
         "mask_row",
     )
 
-    def __init__(self, env: SingleAgentEnv, obs_rows: list[np.ndarray], mask_row: np.ndarray, runs: list, size: int):
+    def __init__(
+        self, env: SingleAgentEnv, obs_rows: list[np.ndarray], mask_row: np.ndarray, runs: list, size: int, index: int
+    ):
         self.env = env
         self.raw = env._aec.unwrapped
         # The learner's observation is filled by the env's own observer (so its incremental caches and
@@ -102,6 +104,8 @@ class _Game:
             self.copies.append([(row[d * 4 : (d + n) * 4], src[s * 4 : (s + n) * 4]) for s, d, n in runs])
         self.to_new = [(d * 4, (d + n) * 4, src[s * 4 : (s + n) * 4]) for s, d, n in runs]  # final(), write_into()
         self.size = size
+        base = index * size * 4  # this game's row in a new batch array (write_into)
+        self.to_row = [(base + start, base + stop, src) for start, stop, src in self.to_new]
         self.mask_row = memoryview(mask_row.view(np.uint8))
 
     def final(self) -> np.ndarray:
@@ -128,14 +132,14 @@ class _Game:
             dst[:] = src
         raw.write_action_mask(seat, self.mask_row)  # the raw env's one definition of a mask
 
-    def write_into(self, out: memoryview, base: int) -> None:
-        """``write`` into the row that starts at byte ``base`` of a new batch array ``out`` (``copy=True``: the
-        batch writes every row of a new array in each step instead of copying a kept buffer)."""
+    def write_into(self, out: memoryview) -> None:
+        """``write`` into this game's row of a new batch array ``out`` (bytes; ``copy=True``: the batch writes
+        every row of a new array in each step instead of copying a kept buffer)."""
         raw = self.raw
         seat = self.env.learner_seat
         self.observer.fill(raw.game, seat, self.buf)
-        for start, stop, src in self.to_new:
-            out[base + start : base + stop] = src
+        for start, stop, src in self.to_row:
+            out[start:stop] = src
         raw.write_action_mask(seat, self.mask_row)
 
 
@@ -191,7 +195,7 @@ class BatchedSingleAgentEnv(VectorEnv):
         layout = first._aec.unwrapped.observer.layout
         runs = copy_runs([(e.name, e.start, e.stop) for e in layout.entries], self.plan)
         self._games = [
-            _Game(env, [b[i] for b in self._obs_buffers], self._masks[i], runs, size) for i, env in enumerate(envs)
+            _Game(env, [b[i] for b in self._obs_buffers], self._masks[i], runs, size, i) for i, env in enumerate(envs)
         ]
         self._has_reset = False
         #: per game that ended in the last step: (its last observation, its final info), as in ``infos``
@@ -321,7 +325,7 @@ class BatchedSingleAgentEnv(VectorEnv):
         """Game ``i``'s observation and mask now into its rows of this step's arrays."""
         g = self._games[i]
         if self.copy:
-            g.write_into(self._out_bytes, i * g.size * 4)
+            g.write_into(self._out_bytes)
         else:
             g.write(self._slot)
 
