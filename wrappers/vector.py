@@ -14,8 +14,9 @@ episodes (seeds, learner seats, opponents, rewards, final infos) are exactly tho
 ``seed, seed + 1, ...`` — ``tests/speed/test_vector.py`` plays both side by side and compares every
 observation, mask, reward and final info. What the batch does differently, for speed:
 
-* **Preallocated buffers.** Observations live in one ``(N, observation_size)`` float32 array and the masks in
-  one ``(N, num_actions)`` bool array; a learner step writes each game's row in place. The learner's
+* **Batch arrays, rows written in place.** Observations are one ``(N, observation_size)`` float32 array and the
+  masks one ``(N, num_actions)`` bool array; a learner step writes each game's row in place (with ``copy=True``
+  into a new observation array per step, handed out as it is, since every row is rewritten each step). The learner's
   observation is filled by the game's own observer into one buffer per game (so the incremental refill only
   redoes what changed since that game's last learner observation) and copied into the row in the single
   env's flat order (its Dict keys sorted, as gymnasium's ``flatten`` orders them): one memcpy per run of
@@ -40,8 +41,8 @@ observation, mask, reward and final info. What the batch does differently, for s
   one call of its ``act_batch(observations, masks)`` if it has one (e.g. one network forward pass for N
   games), else one ``act`` per game.
 
-``copy=True`` (default) hands out copies of the observation buffer (the learner may keep them); with
-``copy=False`` the returned array is the buffer itself and the next step overwrites it; ``copy=False,
+``copy=True`` (default) hands out arrays that no later step writes into (the learner may keep them); with
+``copy=False`` the returned array is the batch's buffer itself and the next step overwrites it; ``copy=False,
 double_buffer=True`` alternates two buffers, so an array handed out stays valid through the next step (what
 SB3's rollout collection needs, and what :func:`SB3BatchedVecEnv` builds). Never write into a handed-out
 buffer. ``tests/wrappers/test_vector_batched.py`` compares these paths with the copying one.
