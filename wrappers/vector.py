@@ -79,16 +79,14 @@ def flat_plan(structured_space: gymnasium.spaces.Dict) -> list[tuple[str, int, i
 
 class _Game:
     """One game of the batch: its single env, the raw PettingZoo env under it, and the learner's observer
-    buffer with the memoryviews that copy it into this game's rows (one set per observation buffer)."""
+    buffer with the byte ranges that copy it into this game's row of a batch observation array."""
 
     __slots__ = (
-        *("env", "raw", "observer", "buf", "copies", "to_new", "to_row", "size"),
+        *("env", "raw", "observer", "buf", "to_new", "to_row", "size"),
         "mask_row",
     )
 
-    def __init__(
-        self, env: SingleAgentEnv, obs_rows: list[np.ndarray], mask_row: np.ndarray, runs: list, size: int, index: int
-    ):
+    def __init__(self, env: SingleAgentEnv, mask_row: np.ndarray, runs: list, size: int, index: int):
         self.env = env
         self.raw = env._aec.unwrapped
         # The learner's observation is filled by the env's own observer (so its incremental caches and
@@ -99,13 +97,9 @@ class _Game:
         self.observer = self.raw.observer
         self.buf = self.observer.new_buffer()
         src = memoryview(self.buf.flat).cast("B")
-        self.copies = []
-        for obs_row in obs_rows:
-            row = memoryview(obs_row).cast("B")
-            self.copies.append([(row[d * 4 : (d + n) * 4], src[s * 4 : (s + n) * 4]) for s, d, n in runs])
-        self.to_new = [(d * 4, (d + n) * 4, src[s * 4 : (s + n) * 4]) for s, d, n in runs]  # final(), write_into()
+        self.to_new = [(d * 4, (d + n) * 4, src[s * 4 : (s + n) * 4]) for s, d, n in runs]  # see final()
         self.size = size
-        base = index * size * 4  # this game's row in a new batch array (write_into)
+        base = index * size * 4  # this game's row in a batch observation array (write)
         self.to_row = [(base + start, base + stop, src) for start, stop, src in self.to_new]
         self.mask_row = memoryview(mask_row.view(np.uint8))
 
@@ -121,27 +115,17 @@ class _Game:
             dst[start:stop] = src
         return flat
 
-    def write(self, slot: int) -> None:
-        """The learner's observation and mask now into this game's rows (observation buffer ``slot``); the
-        mask is written by the raw env itself (``write_action_mask``: the engine's cached 0/1 bytes in one
-        memcpy where it has them, else plain stores from its legal list)."""
-        raw = self.raw
-        game = raw.game
-        seat = self.env.learner_seat
-        self.observer.fill(game, seat, self.buf)
-        for dst, src in self.copies[slot]:
-            dst[:] = src
-        raw.write_action_mask(seat, self.mask_row)  # the raw env's one definition of a mask
-
-    def write_into(self, out: memoryview) -> None:
-        """``write`` into this game's row of a new batch array ``out`` (bytes; ``copy=True``: the batch writes
-        every row of a new array in each step instead of copying a kept buffer)."""
+    def write(self, out: memoryview) -> None:
+        """The learner's observation and mask now into this game's rows: the observation into its row of the
+        batch observation array ``out`` (its bytes: a kept buffer, or with ``copy=True`` a new array), the mask
+        by the raw env itself (``write_action_mask``: the engine's cached 0/1 bytes in one memcpy where it has
+        them, else plain stores from its legal list)."""
         raw = self.raw
         seat = self.env.learner_seat
         self.observer.fill(raw.game, seat, self.buf)
         for start, stop, src in self.to_row:
             out[start:stop] = src
-        raw.write_action_mask(seat, self.mask_row)
+        raw.write_action_mask(seat, self.mask_row)  # the raw env's one definition of a mask
 
 
 class BatchedSingleAgentEnv(VectorEnv):
@@ -184,9 +168,10 @@ class BatchedSingleAgentEnv(VectorEnv):
         self._size = size
         kept = 0 if self.copy else 1 + self.double_buffer
         self._obs_buffers = [np.zeros((self.num_envs, size), dtype=np.float32) for _ in range(kept)]
+        self._buffer_bytes = [memoryview(b).cast("B") for b in self._obs_buffers]
         self._slot = 0
         self._obs = self._obs_buffers[0] if kept else np.zeros((self.num_envs, size), dtype=np.float32)
-        self._out_bytes = memoryview(self._obs).cast("B")
+        self._out_bytes = memoryview(self._obs).cast("B")  # the bytes of the array this step writes
         self._masks = np.zeros((self.num_envs, actions), dtype=bool)
         self._truncations = np.zeros(self.num_envs, dtype=bool)
         structured = first._aec.structured_observation_space(first.agents[0])
@@ -195,9 +180,7 @@ class BatchedSingleAgentEnv(VectorEnv):
             raise TypeError("the single env's flat observation is not its Dict parts in order")
         layout = first._aec.unwrapped.observer.layout
         runs = copy_runs([(e.name, e.start, e.stop) for e in layout.entries], self.plan)
-        self._games = [
-            _Game(env, [b[i] for b in self._obs_buffers], self._masks[i], runs, size, i) for i, env in enumerate(envs)
-        ]
+        self._games = [_Game(env, self._masks[i], runs, size, i) for i, env in enumerate(envs)]
         self._has_reset = False
         #: per game that ended in the last step: (its last observation, its final info), as in ``infos``
         self.final_infos: dict[int, tuple[np.ndarray, dict]] = {}
@@ -212,10 +195,10 @@ class BatchedSingleAgentEnv(VectorEnv):
             if len(seeds) != self.num_envs:
                 raise ValueError(f"reset(seed=...) needs {self.num_envs} seeds, got {len(seeds)}")
         self._flip()
+        out = self._out_bytes
         for g, s in zip(self._games, seeds, strict=True):
             g.env._start_episode(s, options)  # reset() without the single env's observation and info
-        for i in range(self.num_envs):
-            self._write(i)
+            g.write(out)
         self._has_reset = True
         self.final_infos = {}
         return self._out(), {}
@@ -260,7 +243,7 @@ class BatchedSingleAgentEnv(VectorEnv):
                 terminations[i] = True
                 finished.append((i, self._final(g), {}))
             else:
-                self._write(i)
+                g.write(self._out_bytes)
         if waiting:
             self._play_policies(waiting, finished, rewards, terminations)
         infos: dict[str, Any] = {}
@@ -274,7 +257,7 @@ class BatchedSingleAgentEnv(VectorEnv):
             self.final_infos[i] = (final_obs, info)
             infos = self._add_info(infos, {"final_obs": final_obs, "final_info": info}, i)
             env._start_episode(None, None)  # reset() without the single env's observation and info
-            self._write(i)
+            g.write(self._out_bytes)
         return (
             self._out(),
             np.array(rewards, dtype=np.float64),
@@ -321,14 +304,7 @@ class BatchedSingleAgentEnv(VectorEnv):
         elif self.double_buffer:
             self._slot ^= 1
             self._obs = self._obs_buffers[self._slot]
-
-    def _write(self, i: int) -> None:
-        """Game ``i``'s observation and mask now into its rows of this step's arrays."""
-        g = self._games[i]
-        if self.copy:
-            g.write_into(self._out_bytes)
-        else:
-            g.write(self._slot)
+            self._out_bytes = self._buffer_bytes[self._slot]
 
     def _out(self) -> np.ndarray:
         return self._obs  # with ``copy``, a new array per reset and step, nowhere else referenced
@@ -392,7 +368,7 @@ class BatchedSingleAgentEnv(VectorEnv):
                         terminations[i] = True
                         finished.append((i, self._final(g), {}))
                     else:
-                        self._write(i)
+                        g.write(self._out_bytes)
 
 
 _SB3_CLASS: list[type] = []
