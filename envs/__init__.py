@@ -20,7 +20,10 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
+from ._native import use_source_if_requested
 from ._registry import when_imported
+
+use_source_if_requested()  # FARMGAMES_PURE_PYTHON=1: the plain modules, not the compiled ones (see _native)
 
 
 @dataclass(frozen=True)

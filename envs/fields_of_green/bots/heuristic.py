@@ -32,6 +32,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
+
+from mypy_extensions import mypyc_attr
 
 from ...core.bots import MISS as _MISS
 from ...core.bots import Bot
@@ -41,7 +44,7 @@ from ..actions import SPLITS
 from ..cards import PILES
 from ..farm import EMPTY, SILO, TOWER, Farm
 from ..game import ACTIONS_PER_GAME, INCOME, MARKET_BASE, MARKET_PER_FOOD, RESTORE_COST, TOWER_COST, TURNS, YEARS
-from .model import _decoded, _Model, _model_for, _reach
+from .model import _decoded, _model_for, _reach
 from .projection import _Ctx, _Projection, trade_value
 
 _INCOME_COINS, _INCOME_WATER, _INCOME_FOOD = INCOME["coins"], INCOME["water"], INCOME["food"]
@@ -50,6 +53,7 @@ _INCOME_COINS, _INCOME_WATER, _INCOME_FOOD = INCOME["coins"], INCOME["water"], I
 _SETTINGS = sys.modules[__package__]
 
 
+@mypyc_attr(native_class=False)  # a plain dataclass when compiled too (callers read its fields by name)
 @dataclass(frozen=True)
 class HeuristicWeights:
     """The numbers behind ``HeuristicBot`` (VP units). Per-year tuples are indexed by year - 1."""
@@ -116,6 +120,13 @@ def _farm_sig(f: Farm) -> tuple:
     )
 
 
+# HeuristicBot's own attributes (its __getstate__ keeps seed, rng and w of them and rebuilds the rest)
+_BOT_STATE = frozenset(
+    ("seed", "rng", "w", "_model", "_stock", "_cache_w", "_ctxs", "_sids", "_next_sid", "_values", "_evals")
+    + ("_farm_caches", "_cell_memo")
+)
+
+
 class _SharedFarm:
     """Stands in for another seat's farm while cloning: ``clone()`` hands back the farm itself."""
 
@@ -140,6 +151,7 @@ def _clone_own(game, p: int):
     return g
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (compiled: researchers' and tests' subclasses still work)
 class HeuristicBot(Bot):
     """Greedy one-step lookahead over a projected value of the player's farm (see module docstring
     and docs/fields_of_green/bots.md). Deterministic for a given seed; ``weights`` overrides the numbers.
@@ -170,7 +182,8 @@ class HeuristicBot(Bot):
     def __init__(self, seed: int = 0, weights: HeuristicWeights | None = None, **overrides):
         super().__init__(seed)
         self.w = replace(weights or HeuristicWeights(), **overrides) if overrides else (weights or HeuristicWeights())
-        self._model: _Model | None = None
+        # (Any, not _Model | None: None only until the first act; typed so mypyc reads it without a check)
+        self._model: Any = None
         cls = type(self)
         self._stock = all(getattr(cls, n) is getattr(HeuristicBot, n) for n in self._SHORTCUT_METHODS)
         self._reset_caches()
@@ -185,6 +198,23 @@ class HeuristicBot(Bot):
         self._farm_caches: dict = {}
         # see _Projection: shared by the bots with the same weights on the same card set
         self._cell_memo: dict = self._model.cell_memos.setdefault(self.w, {}) if self._model is not None else {}
+
+    def __getstate__(self) -> dict:
+        """A pickled bot keeps its seed, random state and weights (and a subclass's own attributes), not its
+        memo tables or card-set model: its next act rebuilds them, and no decision depends on them (memo
+        hits equal fresh values, ``VERIFY_CACHES``; the jitter is drawn per candidate either way). Copies stay
+        small, and the compiled bot's classes need no pickling of their own."""
+        extra = {k: v for k, v in getattr(self, "__dict__", {}).items() if k not in _BOT_STATE}
+        return {"seed": self.seed, "rng": self.rng, "w": self.w, "extra": extra}
+
+    def __setstate__(self, state: dict) -> None:
+        self.seed, self.rng, self.w = state["seed"], state["rng"], state["w"]
+        cls = type(self)
+        self._stock = all(getattr(cls, n) is getattr(HeuristicBot, n) for n in self._SHORTCUT_METHODS)
+        self._model = None
+        self._reset_caches()
+        if state["extra"]:
+            self.__dict__.update(state["extra"])
 
     def _share(self, key, value) -> None:
         memo = self._cell_memo
@@ -207,8 +237,8 @@ class HeuristicBot(Bot):
             self._reset_caches()
         kind = game.decision_kind
         handler = getattr(self, "_decide_" + kind, None)
-        choice = handler(game, legal) if handler else None
-        return choice if choice in legal else legal[0]
+        choice: int | None = handler(game, legal) if handler else None
+        return choice if choice is not None and choice in legal else legal[0]
 
     # ------------------------------------------------------------------ memo tables
 
@@ -322,7 +352,7 @@ class HeuristicBot(Bot):
             if own is None:
                 own = fc[("own", card)] = self._own_value(farm, card, cell, ctx)
             value, water = own
-            in_range = True
+            in_range: bool | None = True
             if water:
                 in_range = fc.get(("range", cell))
                 if in_range is None:
@@ -362,7 +392,7 @@ class HeuristicBot(Bot):
             # its counters see the same farm wherever it goes, except its neighbours: its own value depends
             # only on their cards (a fallow one counts as -4: it matches nothing and is not free) and,
             # for a thirsty harvest card, on the water range
-            pattern = None
+            pattern: list[int] | tuple[int, ...] | None = None
             if m.adjacent_ops[card]:
                 fallow = farm.fallow
                 pattern = []
@@ -412,7 +442,7 @@ class HeuristicBot(Bot):
                 if m.adjacent_ops[card]:
                     free = sum(1 for n in farm.geometry.neighbours[cell] if grid[n] == EMPTY)
                     value += self.w.adjacency_potential * min(free, m.adjacent_max[card]) * (ctx.harvests / 4)
-            if own_key is not None:
+            if own_key is not None and fc is not None:  # (own_key is only set with a table)
                 fc[own_key] = value
             # the neighbours see only the card's (type, sub-type, ability kind)
             after = self._neighbour_scores(farm, cell, ctx, fc, m.info[card])
@@ -771,7 +801,7 @@ class HeuristicBot(Bot):
         kind, arg = _decoded(game.layout)[action]
         farm = game.farms[p]
         m = self._model
-        ops = ()
+        ops: Sequence[dict] = ()
         if kind == "market":
             f = farm.clone()
             f.food -= arg
@@ -846,18 +876,18 @@ class HeuristicBot(Bot):
                         t = options[0]
                     pool[t] += by
             elif "trade" in op:  # _decide_ability_option
-                t = op["trade"]
-                pay = t["pay"]
+                trade = op["trade"]
+                pay = trade["pay"]
                 options = [
                     k
-                    for k in range(t["max_times"] + 1)
+                    for k in range(trade["max_times"] + 1)
                     if f.coins >= pay.get("coins", 0) * k and f.food >= pay.get("food", 0) * k
                 ]
-                k = options[0] if len(options) == 1 else self._trade_times(f, t, self._ctx(game, p), options)
+                k = options[0] if len(options) == 1 else self._trade_times(f, trade, self._ctx(game, p), options)
                 if k:
                     f.coins -= pay.get("coins", 0) * k
                     f.food -= pay.get("food", 0) * k
-                    self._direct_gain(f, {r: v * k for r, v in t["gain"].items()})
+                    self._direct_gain(f, {r: v * k for r, v in trade["gain"].items()})
         return pending
 
     def _direct_gain(self, f: Farm, amounts: dict) -> None:
@@ -905,14 +935,15 @@ class HeuristicBot(Bot):
         decoded = _decoded(game.layout)
         ctx = self._ctx(game, p)
         fc = self._fc(game.farms[p], ctx) if sid is None else self._fc_by_sid(sid, ctx.year, ctx.harvests)
-        builds, rest = [], []
+        builds: list[int] = []
+        rest: list[int] = []
         for a in legal:
             (builds if decoded[a][0] == "build" else rest).append(a)
         build_cells = self.w.build_cells if cells is None else cells
         out: list[int] = []
         tail: list[int] = []
         if rest:
-            key = ("others", tuple(rest))
+            key: tuple = ("others", tuple(rest))
             hit = fc.get(key)
             if hit is None or _SETTINGS.VERIFY_CACHES:
                 fresh = self._prune(game, p, rest, card, build_cells, fc, ctx, 0)
@@ -945,8 +976,9 @@ class HeuristicBot(Bot):
             touchy = fc.get("touchy")
             if touchy is None:
                 touchy = fc["touchy"] = self._touchy_cells(farm)
+            touchy_cells: set[int] = touchy
             equipment = farm.equipment
-            flats = {}
+            flats: dict[bool | None, float] = {}
         cells_in = None
         if pool:
             # only the ``pool`` legal cells with the most occupied neighbours (a narrower search)
@@ -962,13 +994,14 @@ class HeuristicBot(Bot):
         for a in legal:
             kind, arg = decoded[a]
             if kind == "build":
+                assert card is not None  # (a build is always of the picked card)
                 if cells_in is not None and arg not in cells_in:
                     continue
-                if flat_ok and arg not in touchy and arg not in equipment:
+                if flat_ok and arg not in touchy_cells and arg not in equipment:
                     own = fc.get(("own", card))
                     if own is None:
                         own = fc[("own", card)] = self._own_value(farm, card, arg, ctx)
-                    in_range = True
+                    in_range: bool | None = True
                     if own[1]:
                         in_range = fc.get(("range", arg))
                         if in_range is None:
@@ -1285,7 +1318,7 @@ class HeuristicBot(Bot):
 
     def _best_host(self, game, p: int, tile_id: int) -> tuple[float, int | None]:
         farm = game.farms[p]
-        best = (self._tile_value(game, p, tile_id, None), None)
+        best: tuple[float, int | None] = (self._tile_value(game, p, tile_id, None), None)
         tile = self._model.tiles[tile_id]
         for cell in farm.occupied:
             if game._tile_fits(farm, tile, cell):
@@ -1358,6 +1391,7 @@ class HeuristicBot(Bot):
 LITE_WEIGHTS = HeuristicWeights(pick_cells=1, build_cells=2, structure_cells=1, split_cells=1)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class LiteHeuristicBot(HeuristicBot):
     """``HeuristicBot`` with a narrower search (``LITE_WEIGHTS``): about 1.3x less CPU per decision, as strong
     as the full bot in a 2,000-game head-to-head (docs/fields_of_green/bots.md, "A lighter search"). Not the
@@ -1374,6 +1408,7 @@ class LiteHeuristicBot(HeuristicBot):
 FAST_WEIGHTS = replace(LITE_WEIGHTS, market_sales=1, split_own=True)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class FastHeuristicBot(HeuristicBot):
     """``HeuristicBot`` with ``FAST_WEIGHTS``: the lite search (one projected cell per card at the pick, two at
     the act, one tower and one silo cell), the largest market sale only, and a draw split by the designs' own

@@ -103,7 +103,7 @@ class _Model:
             any("if" in op or "per" in op for op in (c.ability.effect if c.ability else ())) for c in self.locs
         ]
         self._match: dict[int, tuple[dict, frozenset]] = {}
-        self._const: dict[int, tuple[dict, dict]] = {}  # gains without "if"/"per": the same amounts anywhere
+        self._const_gains: dict[int, tuple[dict, dict]] = {}  # gains without "if"/"per": the same amounts anywhere
         self._specs: dict[tuple, tuple] = {}
         self.spec0: list = [None] * len(self.locs)  # harvest_spec(code, ()) once known
         # end-game abilities that only count neighbours (their VP are shared by footprint)
@@ -201,12 +201,12 @@ class _Model:
     def gain_amounts(self, farm: Farm, cell: int, op: dict) -> dict:
         """``effects.gain_amounts`` with these counters. An op without "if"/"per" gives the same amounts
         anywhere, so they are kept per op: the dict may be shared, callers must not change it."""
-        hit = self._const.get(id(op))
+        hit = self._const_gains.get(id(op))
         if hit is not None and hit[0] is op:
             return hit[1]
         if "if" not in op and "per" not in op:
             out = effects.gain_amounts(farm, cell, op)
-            self._const[id(op)] = (op, out)
+            self._const_gains[id(op)] = (op, out)
             return out
         return effects.gain_amounts(farm, cell, op, self.count)
 

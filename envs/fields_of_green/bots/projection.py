@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import scoring
 from ..farm import EMPTY, Farm
@@ -103,14 +103,14 @@ class _Projection:
         self.shared = bot._cell_memo
         self.towers = sorted(f.tower_water)  # no tower is built while projecting
         self.tmpl = tmpl
-        self.tin_tmpl = None
-        self.near = ()
-        self.far = None
+        self.tin_tmpl: dict | None = None
+        self.near: tuple[int, ...] = ()
+        self.far: frozenset | None = None
         grid, harvest_kind = f.grid, m.harvest_kind
         self.same_plan = False  # the first epoch's plan is the decision farm's (kept in the template)
         self.plan: dict[int, tuple] = {}  # the order of later projected harvests reuses the first one's
-        self.fx: dict[int, list] = {}  # cell -> its harvest ops resolved on the current epoch
-        self.order = None  # (sorted plan, consumers) of the current epoch
+        self.fx: dict[int, list | tuple] = {}  # cell -> its harvest ops resolved on the current epoch
+        self.order: tuple | None = None  # (sorted plan, consumers) of the current epoch
         if tmpl is not None:
             # locations with a harvest ability, in farm order (fallow ones are skipped where used)
             self.hcells = tmpl["hcells"]
@@ -233,7 +233,7 @@ class _Projection:
         """The ops of a harvest location on the current epoch: a tuple (coins, vp, food, water) when they
         are only gains, else a list of gains as (coins, vp, food, water, None) and other ops whose
         condition holds as (0, 0, 0, 0, op)."""
-        fx = []
+        fx: list[tuple] = []
         for op in ops:
             if "gain" in op:
                 a = self.gain(cell, op)
@@ -244,7 +244,7 @@ class _Projection:
         if all(e[4] is None for e in fx):
             # only gains: one sum does the same (food is capped once for the total, and water
             # tokens are stored one at a time either way; nothing in between reads them)
-            fx = (sum(e[0] for e in fx), sum(e[1] for e in fx), sum(e[2] for e in fx), sum(e[3] for e in fx))
+            return (sum(e[0] for e in fx), sum(e[1] for e in fx), sum(e[2] for e in fx), sum(e[3] for e in fx))
         return fx
 
     def entry(self, cell: int) -> tuple:
@@ -277,7 +277,7 @@ class _Projection:
             for n in f.geometry.neighbours[cell]:
                 c = grid[n]
                 fp.append(c if c < 0 or n not in fallow else EMPTY)
-            key = (tuple(fp), id(spec[0]))
+            key: tuple | int = (tuple(fp), id(spec[0]))
         else:
             key = id(spec[0])
         ent = self.shared.get(key)
@@ -387,7 +387,7 @@ class _Projection:
                     continue
             f_coins -= coins
             f_food -= food
-            fx = fxs[c]
+            fx: Any = fxs[c]  # (a tuple of gains or a list of ops: see compute_fx)
             if fx.__class__ is tuple:
                 f_coins += fx[0]
                 f_vp += fx[1]

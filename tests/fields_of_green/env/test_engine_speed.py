@@ -485,7 +485,8 @@ def test_hot_functions_allocate_no_cells():
         Farm.towers_with_room,
         effects.count,
     ]
-    assert [f.__qualname__ for f in hot if f.__code__.co_cellvars] == []
+    # (a function compiled by mypyc, envs/_native.py, has no code object and keeps its locals in C)
+    assert [f.__qualname__ for f in hot if hasattr(f, "__code__") and f.__code__.co_cellvars] == []
 
 
 def test_passing_by_rotation_equals_the_plain_loop():
