@@ -195,3 +195,12 @@ def test_game_targets_come_from_each_games_issue():
     assert met["engine4_games:sunflower_valley_v0"] is False  # goal 1000
     assert met["aec_ratio:key_harvest_v0"] is False
     assert met["engine4_games:key_harvest_v0"] is True  # goal 200
+
+
+def test_the_report_says_which_modules_ran_compiled():
+    """The machine section names the mypyc-compiled modules of the run (envs/_native.py), or says none."""
+    from farmgames.training.bench.report import _compiled_line
+
+    assert _compiled_line({"a.b": True, "c": False}) == "- compiled with mypyc: a.b (the rest plain Python)"
+    assert "none" in _compiled_line({"a.b": False})
+    assert "not recorded" in _compiled_line(None)

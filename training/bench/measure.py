@@ -622,7 +622,10 @@ def machine_info() -> dict:
         mem_gb = round(psutil.virtual_memory().total / 2**30, 1)
     except ImportError:
         pass
+    from farmgames.envs._native import compiled_modules
+
     return {
+        "compiled": compiled_modules(),  # the modules this run used compiled with mypyc (envs/_native.py)
         "cpu": _cpu_name(),
         "logical_cores": os.cpu_count(),
         "usable_cores": usable,

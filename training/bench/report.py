@@ -316,6 +316,16 @@ def targets_table(report: dict) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def _compiled_line(compiled: dict | None) -> str:
+    """Which modules ran compiled with mypyc (envs/_native.py); reports from before the build say nothing."""
+    if compiled is None:
+        return "- compiled modules: not recorded"
+    on = [name for name, yes in compiled.items() if yes]
+    if not on:
+        return "- compiled modules: none (plain Python throughout)"
+    return f"- compiled with mypyc: {', '.join(on)} (the rest plain Python)"
+
+
 def machine_lines(report: dict) -> list[str]:
     m = report["machine"]
     v = m["versions"]
@@ -326,6 +336,7 @@ def machine_lines(report: dict) -> list[str]:
         f"- CPU: {m['cpu']}, {cores}, {m.get('memory_gib')} GiB RAM",
         f"- {m['python']} on {m['os']}",
         "- " + ", ".join(f"{k} {val}" for k, val in v.items() if val),
+        _compiled_line(m.get("compiled")),
         f"- load average at start {m.get('load_average_start')}, at end {m.get('load_average_end')} (shared machine)",
         f"- mode `{report['mode']}`: warm-up {s['warmup']} s, {s['repeats']} repeats of {s['seconds']} s per case, "
         f"interleaved; run took {report['wall_seconds']} s; {m['date']}",
