@@ -19,10 +19,27 @@ NATIVE = runpy.run_path(str(ROOT / "envs" / "_native.py"))
 FOLDERS = ("envs", "wrappers", "training")  # installed as farmgames.<folder> (pyproject's package-dir)
 
 
+GROUP = "_compiled"  # the shared library of the compiled modules: farmgames.envs._compiled__mypyc
+
+
+def _remove_old_extensions() -> None:
+    """Delete the extensions of earlier builds, in the tree (an editable install's) and in setuptools' build
+    folders (a wheel's), before building: a module no longer listed, a plain build after a compiled one, or a
+    compile that fails would otherwise import an old extension (of older source) instead of the .py. A wheel's
+    build leaves the tree's alone (they are an editable install's, and the wheel does not rebuild them)."""
+    folders = list((ROOT / "build").glob("lib*/farmgames/envs"))
+    if "bdist_wheel" not in sys.argv[1:]:
+        folders.append(ROOT / "envs")
+    for folder in folders:
+        for extension in folder.rglob("*.so"):
+            extension.unlink()
+
+
 def _extensions() -> list[Extension]:
-    if os.environ.get(NATIVE["PURE_PYTHON_VARIABLE"], "") not in ("", "0"):
-        return []
     if {"egg_info", "dist_info"} & set(sys.argv[1:]):  # pip asking for metadata only: nothing to compile yet
+        return []
+    _remove_old_extensions()
+    if os.environ.get(NATIVE["PURE_PYTHON_VARIABLE"], "") not in ("", "0"):
         return []
     try:
         from mypyc.build import mypycify
@@ -50,7 +67,7 @@ def _extensions() -> list[Extension]:
             *paths,
         ],
         opt_level="3",
-        group_name="farmgames.envs._compiled",
+        group_name=f"farmgames.envs.{GROUP}",
         target_dir=str(ROOT / "build" / "mypyc"),
     )
     for extension in extensions:
