@@ -17,8 +17,6 @@ from setuptools import Extension, setup
 ROOT = Path(__file__).resolve().parent
 NATIVE = runpy.run_path(str(ROOT / "envs" / "_native.py"))
 FOLDERS = ("envs", "wrappers", "training")  # installed as farmgames.<folder> (pyproject's package-dir)
-
-
 GROUP = "_compiled"  # the shared library of the compiled modules: farmgames.envs._compiled__mypyc
 
 
@@ -39,7 +37,7 @@ def _extensions() -> list[Extension]:
     if {"egg_info", "dist_info"} & set(sys.argv[1:]):  # pip asking for metadata only: nothing to compile yet
         return []
     _remove_old_extensions()
-    if os.environ.get(NATIVE["PURE_PYTHON_VARIABLE"], "") not in ("", "0"):
+    if NATIVE["pure_python_requested"]():
         return []
     try:
         from mypyc.build import mypycify

@@ -78,8 +78,9 @@ def test_compiled_modules_decide_as_their_source() -> None:
 def test_compiled_module_list_names_real_modules() -> None:
     """Every listed module exists as a .py source beside whatever the build made of it."""
     for name, compiled in _native.compiled_modules().items():
-        parent, _, leaf = f"{_native.PACKAGE}.{name}".rpartition(".")
-        assert compiled == _native.is_compiled(sys.modules[f"{parent}.{leaf}"])
+        full = f"{_native.PACKAGE}.{name}"
+        assert compiled == _native.is_compiled(sys.modules[full])
+        parent, _, leaf = full.rpartition(".")
         # (found through the package's path: a mypyc module's __file__ need not be where it was loaded from)
         assert any(os.path.isfile(os.path.join(entry, leaf + ".py")) for entry in sys.modules[parent].__path__), name
 

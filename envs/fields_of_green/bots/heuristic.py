@@ -189,9 +189,13 @@ class HeuristicBot(Bot):
         # the card set's _Model, None until the first act (Any, not _Model | None: the search reads it
         # everywhere after act has set it, and mypy would ask each read to test for None)
         self._model: Any = None
-        cls = type(self)
-        self._stock = all(getattr(cls, n) is getattr(HeuristicBot, n) for n in self._SHORTCUT_METHODS)
+        self._stock = self._shortcuts_intact()
         self._reset_caches()
+
+    def _shortcuts_intact(self) -> bool:
+        """The class keeps every method the lookahead's shortcuts reproduce (``_SHORTCUT_METHODS``)."""
+        cls = type(self)
+        return all(getattr(cls, n) is getattr(HeuristicBot, n) for n in self._SHORTCUT_METHODS)
 
     def _reset_caches(self) -> None:
         self._cache_w = self.w
@@ -214,8 +218,7 @@ class HeuristicBot(Bot):
 
     def __setstate__(self, state: dict) -> None:
         self.seed, self.rng, self.w = state["seed"], state["rng"], state["w"]
-        cls = type(self)
-        self._stock = all(getattr(cls, n) is getattr(HeuristicBot, n) for n in self._SHORTCUT_METHODS)
+        self._stock = self._shortcuts_intact()
         self._model = None
         self._reset_caches()
         if state["extra"]:
