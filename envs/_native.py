@@ -25,13 +25,21 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-# Modules under ``farmgames.envs``. Each must type-check under mypy as mypyc compiles it (setup.py's options):
-# the Fields of Green heuristic bot's search. The engine stays plain Python (compiling the card effects too
-# made the bot only ~3% cheaper; docs/profiling.md, "Fifteenth pass").
+# Modules under ``farmgames.envs``, compiled as one group. Each must type-check under mypy as mypyc compiles it
+# (setup.py's options): the Fields of Green heuristic bot's search, and the engine and observer that it and every
+# env step call. Together, so that the hot objects (Game, Farm, Observer) are native classes read only from
+# compiled code: compiling a part of the engine made the step slower, since interpreted code reads a native
+# object's attributes more slowly than a slot (docs/profiling.md, "Fifteenth pass" and "Sixteenth pass").
+# cards.py (frozen dataclasses, cached properties) and the loaders stay plain Python.
 COMPILED_MODULES: tuple[str, ...] = (
     "fields_of_green.bots.heuristic",
     "fields_of_green.bots.projection",
     "fields_of_green.bots.model",
+    "fields_of_green.farm",
+    "fields_of_green.effects",
+    "fields_of_green.scoring",
+    "fields_of_green.game",
+    "fields_of_green.observer",
 )
 PACKAGE = "farmgames.envs"
 PURE_PYTHON_VARIABLE = "FARMGAMES_PURE_PYTHON"

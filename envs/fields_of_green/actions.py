@@ -46,6 +46,27 @@ RANGES: tuple[tuple[str, str, str], ...] = (
 class ActionLayout(_CoreLayout):
     """The core layout of ``RANGES`` for one farm size and equipment count."""
 
+    # the range starts the core layout sets with setattr (declared for mypy/mypyc; no runtime effect)
+    SPLIT: int
+    PICK: int
+    BUILD: int
+    TOWER: int
+    SILO: int
+    MARKET: int
+    RESTORE: int
+    PAY_WATER: int
+    STORE_WATER: int
+    HARVEST: int
+    HARVEST_END: int
+    KEEP_EQUIPMENT: int
+    PLACE_EQUIPMENT: int
+    SET_ASIDE: int
+    ATTACH: int
+    ATTACH_DONE: int
+    ABILITY_TARGET: int
+    ABILITY_OPTION: int
+    NOOP: int
+
     def __init__(self, farm_size: int, equipment_tiles: int = 30):
         self.farm_size = farm_size
         self.cells = farm_size * farm_size

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
+from mypy_extensions import mypyc_attr
+
 EMPTY = -1
 TOWER = -2
 SILO = -3
@@ -18,6 +20,7 @@ TOWER_INFO: tuple[str, None, str] = ("WaterTower", None, "none")
 SILO_INFO: tuple[str, None, str] = ("Silo", None, "none")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (compiled: __new__ skips __init__ (unpickling), tp_init runs it)
 class Geometry:
     """Adjacency and distance-2 paths of one grid size, computed once and shared by every farm."""
 
@@ -64,6 +67,9 @@ def geometry(size: int) -> Geometry:
     return Geometry(size)
 
 
+# (compiled: with interpreted subclasses allowed, __new__ skips __init__ (clone, unpickling); calling the
+# class runs it)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Farm:
     """Everything one player owns. Public information except nothing: a farm is fully public (FOG-INFO-1)."""
 

@@ -21,12 +21,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from mypy_extensions import mypyc_attr
 
 from ..core.datafiles import DataText
 from ..core.protocol import IllegalActionError  # one class for every game (FOG-RUL-16: state unchanged)
 from ..core.records import embed_files, make_pins
 from ..core.seeding import check_seed
 from . import effects
+from ._masked import _MASKED, _MaskKept  # noqa: F401  (a tuple subclass: mypyc cannot compile it)
 from .actions import MARKET_SALES, SPLIT_INDEX, SPLITS, ActionLayout
 from .cards import DEFAULT_CARD_SET, EQUIPMENT_DRAW, HAND_SIZE, PILES, CardSet, load_card_set
 from .farm import EMPTY, SILO, TOWER, Farm, geometry
@@ -251,20 +253,7 @@ class _MaskTable:
         return mask
 
 
-class _MaskKept(tuple):
-    """The type of ``_MASKED``: an empty tuple (``action in _MASKED`` is False, at C speed) that pickles and
-    copies as the module's one instance, so ``game._legal_now is _MASKED`` survives pickles and deep copies."""
-
-    __slots__ = ()
-
-    def __reduce__(self) -> str:
-        return "_MASKED"
-
-
-# Game._legal_now when legal_mask_bytes() computed the mask first (kept in Game._mask) and no list exists: apply's
-# "action not in legal" then always holds, and it checks the mask there instead (speed: the list path costs
-# nothing extra, and anything that resets the cache to None after an edit also drops the mask)
-_MASKED = _MaskKept()
+# (_MaskKept and _MASKED live in _masked.py: see the import above)
 
 
 @lru_cache(maxsize=32)
@@ -347,6 +336,7 @@ def _directions(value: Iterable[str]) -> tuple[str, ...]:
     return out
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (tests subclass it; __new__ then skips __init__)
 class Game:
     """A complete game of Fields of Green for 2-4 players.
 
@@ -357,10 +347,9 @@ class Game:
     False).
     """
 
-    # Speed: the state a step reads lives in slots (CPython 3.11 keeps at most 30 instance attributes as
-    # inline values; past that every self.x is a dict lookup, and a slot is the cheapest read either way).
-    # The rest (the variant, the offer keys, the kept final scores, anything set from outside) stays in
-    # __dict__. clone copies every slot (test_engine_paths.py checks); pickles carry both.
+    # Speed: every attribute is a slot (CPython 3.11 keeps at most 30 instance attributes as inline values;
+    # past that every self.x is a dict lookup), and compiled (envs/_native.py) a native attribute; there is no
+    # instance dict, so nothing can be set from outside. clone copies every one (test_engine_paths.py checks).
     __slots__ = (
         "cards",
         "num_players",
@@ -399,20 +388,24 @@ class Game:
         "_masks",
         "public_version",
         "pick_version",
-        "__dict__",
+        "variant",
+        "_offer_keys",
+        "_final_scores",
+        "_deal",
     )
 
     def __init__(
         self,
-        num_players: int = 4,
-        seed: int = 0,
+        num_players: Any = 4,  # (Any: validated below; compiled, a typed argument would raise TypeError first)
+        seed: Any = 0,
         *,
-        farm_size: int = 9,
-        card_set: str | Path | CardSet | DataText | None = None,
-        fixed_split: dict | None = None,
-        pass_directions: Iterable[str] = DEFAULT_DIRECTIONS,
-        first_player: int | None = None,
-        auto_single: bool = False,
+        farm_size: Any = 9,
+        card_set: Any = None,
+        fixed_split: Any = None,
+        pass_directions: Any = DEFAULT_DIRECTIONS,
+        first_player: Any = None,
+        auto_single: Any = False,
+        _advance_now: bool = True,  # (False: infostate._fresh sets a deal before the first _advance)
     ):
         if isinstance(num_players, bool) or not isinstance(num_players, int) or not 2 <= num_players <= 4:
             raise ValueError(f"num_players must be 2, 3 or 4 (FOG-GEN-1), got {num_players!r}")
@@ -433,11 +426,12 @@ class Game:
             self.cards = card_set
         else:
             self.cards = _card_set_for(card_set)
-        self.num_players = num_players
-        self.seed = seed
+        self.num_players: int = num_players
+        self.seed: int = seed
         self.fixed_split = self._check_fixed_split(fixed_split)
         self.pass_directions = _directions(pass_directions)
-        self.auto_single = auto_single
+        self.auto_single: bool = auto_single
+        self._deal: Any = None  # (infostate's resampled states set their deal here)
         self.variant: dict[str, Any] = {
             "farm_size": farm_size,
             "card_set": _card_set_reference(card_set),
@@ -451,12 +445,13 @@ class Game:
         self._masks = _cached_masks(farm_size, len(self.cards.equipment))
         self._info = self.cards.location_info  # per card id (pile, subtype, ability kind): shared, read-only
         self._harvest_base = self.cards.harvest_base  # card id -> harvest cost, for harvest abilities only
-        self._setup(first_player)
+        self._final_scores: tuple[tuple[int, ...], list[Score]] | None = None  # (scores(): kept at the end)
+        self._setup(first_player, _advance_now)
 
     # ------------------------------------------------------------------ setup (FOG-SETUP)
 
     @staticmethod
-    def _check_fixed_split(value: dict | None) -> dict[int, tuple[int, ...]]:
+    def _check_fixed_split(value: Any) -> dict[int, tuple[int, ...]]:
         if value is None or (isinstance(value, dict) and not value):
             return {}
         if not isinstance(value, dict):
@@ -480,7 +475,7 @@ class Game:
             raise ValueError(f"fixed_split must give a split for every year 1..{YEARS}, got years {sorted(out)}")
         return out
 
-    def _setup(self, first_player: int | None) -> None:
+    def _setup(self, first_player: int | None, advance: bool = True) -> None:
         rng = random.Random(self.seed)
         cards = self.cards
         self.piles: list[list[int]] = []
@@ -539,7 +534,8 @@ class Game:
         # Bumped instead of public_version by a 3-4 player pick, which changes only the picker's hand and pick
         # (FOG-ACT-3): an observer then compares only the hand sizes and picks. Not game state either.
         self.pick_version = 0
-        self._advance()
+        if advance:
+            self._advance()
 
     # ------------------------------------------------------------------ public API
 
@@ -678,7 +674,7 @@ class Game:
         same_cards = theirs is mine or (theirs.sha256 == mine.sha256 if mine.sha256 else theirs.path == mine.path)
         return other.num_players == self.num_players and other.layout.size == self.layout.size and same_cards
 
-    def apply(self, action: int) -> None:
+    def apply(self, action: Any) -> None:  # (Any: numpy ints and refused values are handled below)
         """Apply one action for the current player. Raises IllegalActionError, state untouched."""
         # integers only: 3.7, 3.0, "3", True or inf must not silently become an action (FOG-RUL-16);
         # a plain int (type is int: never a bool) skips the isinstance tests
@@ -693,7 +689,7 @@ class Game:
             try:
                 if action < 0 or not self._mask[action]:
                     raise IndexError
-            except IndexError:
+            except (IndexError, ValueError):  # (compiled: an int past i64 raises ValueError, not IndexError)
                 raise IllegalActionError(self._illegal_message(action, list(self._compute_legal()))) from None
         else:
             if legal is None:
@@ -727,7 +723,9 @@ class Game:
 
     def clone(self) -> Game:
         new = Game.__new__(Game)
-        new.__dict__.update(self.__dict__)
+        new.variant = self.variant
+        new._offer_keys = self._offer_keys
+        new._deal = self._deal
         # every slot (test_engine_paths.py checks that none is missed): shared read-only values first
         new.cards = self.cards
         new.num_players = self.num_players
@@ -766,7 +764,7 @@ class Game:
         new.current_player = self.current_player
         new._mask = self._mask  # (read only while _legal_now is _MASKED)
         new._masks = self._masks
-        new.__dict__.pop("_final_scores", None)  # clones are edited (scenarios, determinisations): scored afresh
+        new._final_scores = None  # clones are edited (scenarios, determinisations): scored afresh
         return new
 
     def scores(self) -> list[Score]:
@@ -779,7 +777,7 @@ class Game:
         if not self.is_terminal():
             return [score_farm(f, self.cards.locations, self.cards.equipment) for f in self.farms]
         key = (len(self.history), *(f.version for f in self.farms))
-        cached = self.__dict__.get("_final_scores")
+        cached = self._final_scores
         if cached is None or cached[0] != key:
             cached = self._final_scores = (
                 key,
@@ -904,7 +902,7 @@ class Game:
 
         from ..core.records import replay
 
-        return replay(record, SimpleNamespace(name="fields_of_green", env_name=ENV_NAME, new_game=cls))
+        return replay(record, SimpleNamespace(name="fields_of_green", env_name=ENV_NAME, new_game=cls))  # type: ignore[arg-type]
 
     def to_json(self, embed: bool = False) -> str:
         """The whole state as JSON, pinned to the card set's hash and the versions (``embed=True``:
@@ -1174,7 +1172,7 @@ class Game:
         ``Farm.frontier_mask``, no loop over the frontier; test_engine_mask.py compares the two)."""
         M = self._masks
         none = M.no_cells
-        cost = self.cards.locations[self.picks[p]].cost
+        cost = self.cards.locations[self.picks[p]].cost  # type: ignore[index]
         coins = farm.coins
         frontier = farm.frontier_bits if farm.frontier_of is farm.occupied else farm.frontier_mask()
         build: bytes | bytearray = none
@@ -1221,7 +1219,7 @@ class Game:
 
     def _act_legal(self, p: int, farm: Farm) -> list[int]:
         L = self.layout
-        card = self.cards.locations[self.picks[p]]
+        card = self.cards.locations[self.picks[p]]  # type: ignore[index]
         out: list[int] = []
         frontier = sorted(farm.frontier)
         cost = card.cost
@@ -1441,7 +1439,7 @@ class Game:
         card = self.picks[p]
         farm.actions_taken += 1
         if what == "build":
-            cost = self.cards.locations[card].cost
+            cost = self.cards.locations[card].cost  # type: ignore[index]
             farm.coins -= cost.coins  # FOG-ACT-BUILD-3
             farm.food -= cost.food  # FOG-ACT-BUILD-5
             if cost.water:  # FOG-ACT-BUILD-4: paid from towers in range, one unit per decision
@@ -1451,9 +1449,9 @@ class Game:
                 # Speed: nothing to pay, so the finish_build frame would run next, in this same step: run it
                 # now (the decision already bumped this farm's and the public version; test_engine_paths.py
                 # plays both ways)
-                self._finish_build(p, card, arg)
+                self._finish_build(p, card, arg)  # type: ignore[arg-type]
             return
-        self.discard.append(card)  # FOG-ACT-11, FOG-ACT-14
+        self.discard.append(card)  # type: ignore[arg-type]  # FOG-ACT-11, FOG-ACT-14
         self.picks[p] = None
         if what == "tower":
             farm.coins -= TOWER_COST
@@ -1529,7 +1527,7 @@ class Game:
     def _form_offer(self) -> None:
         """FOG-2P-3/4: shuffle the drawn cards (keys fixed at setup) and turn up 6."""
         keys = self._offer_keys[self.year - 1]
-        order = sorted(range(len(self.offer)), key=lambda i: keys[i])
+        order = sorted(range(len(self.offer)), key=keys.__getitem__)
         self.offer = [self.offer[i] for i in order]
         self.display = sorted(self.offer.pop() for _ in range(min(HAND_SIZE, len(self.offer))))
 
@@ -1551,9 +1549,9 @@ class Game:
         if cell not in farm.equipment:
             # Speed: without equipment the one ops frame would run next, in this same step: run it now (as in
             # _immediate; test_engine_paths.py plays both ways)
-            self._run_ops(p, cell, card.ability.effect, 0)
+            self._run_ops(p, cell, card.ability.effect, 0)  # type: ignore[union-attr]
             return
-        frames = [("ops", p, cell, card.ability.effect, 0)]
+        frames = [("ops", p, cell, card.ability.effect, 0)]  # type: ignore[union-attr]
         for tile_id in farm.equipment.get(cell, ()):
             tile = self.cards.equipment[tile_id]
             if tile.timing == "harvest":

@@ -67,18 +67,14 @@ class Deal:
     offer_keys: tuple[tuple[float, ...], ...]
 
 
-def _no_advance() -> None:
-    """Stands in for ``Game._advance`` while a game is set up for a given deal (nothing is drawn yet)."""
-
-
 def _fresh(game: Game, deal: Deal | None) -> tuple[Game, Deal]:
     """A new game with ``game``'s players, seed and variant at its first decision; with ``deal`` its chance
     replaced by that deal. Returns the game and the deal it was built from."""
     v = game.variant
     g = Game.__new__(Game)
-    g._advance = _no_advance  # type: ignore[method-assign]  # the instance attribute shadows it in _setup
     Game.__init__(
         g,
+        _advance_now=False,  # (nothing drawn yet: the deal is set below, then _advance runs)
         num_players=game.num_players,
         seed=game.seed,
         farm_size=v["farm_size"],
@@ -88,7 +84,6 @@ def _fresh(game: Game, deal: Deal | None) -> tuple[Game, Deal]:
         first_player=v["first_player"],
         auto_single=v["auto_single"],
     )
-    del g._advance
     g.variant = dict(v)
     if deal is None:
         deal = Deal(tuple(tuple(p) for p in g.piles), tuple(g.equipment_stack), tuple(tuple(k) for k in g._offer_keys))

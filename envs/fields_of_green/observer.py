@@ -4,7 +4,7 @@ The layout is declared once, in :data:`LAYOUT` (array name, shape, meaning) and 
 tables it refers to (:data:`CARD_FEATURES`, :data:`CELL_PLANES`, :data:`PLAYER_FEATURES`,
 :data:`GAME_FEATURES`, :data:`DECISION_FEATURES`, :data:`TILE_FEATURES`). The environments build
 their gymnasium spaces from it and ``docs/fields_of_green/env.md`` prints it
-(``python -m farmgames.envs.fields_of_green.observer`` writes the markdown table).
+(``python -m farmgames.envs.fields_of_green.docs`` writes the markdown table).
 
 Everything is seen from the viewing seat: player axes are rotated so that index 0 is the viewer,
 index 1 the next seat clockwise (its left neighbour, FOG-RUL-29), and so on. Cell axes are the
@@ -39,11 +39,12 @@ from __future__ import annotations
 import itertools
 import operator
 import struct
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from mypy_extensions import mypyc_attr
 
 from ..core.observation import INF, Entry, ObservationLayout, highs, merge_runs, rotated_runs, row_views
 from ..core.observation import ObservationBuffer as _CoreBuffer
@@ -163,6 +164,7 @@ RECALL_TURNS = TURNS - 1  # nothing is passed after turn 6 (FOG-ACT-8)
 _highs = highs
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (compiled: __new__ skips __init__, for unpickling)
 class Observer:
     """Fills one agent's observation arrays for a game (see the module docstring).
 
@@ -174,8 +176,8 @@ class Observer:
     """
 
     # Speed: every attribute in a slot (CPython 3.11 reads ``self.x`` from inline values only up to 30
-    # instance-dict keys; this observer has ~90; tests/fields_of_green/env/test_observer_skip.py checks the
-    # dict stays empty). ``__dict__`` stays available for anything set from outside (tests, tools).
+    # instance-dict keys; this observer has ~90), compiled a native attribute; no instance dict
+    # (tests/fields_of_green/env/test_observer_skip.py checks).
     __slots__ = (
         "D",
         "E",
@@ -275,8 +277,32 @@ class Observer:
         "size",
         "tile_names",
         "two_player",
-        "__dict__",
     )
+    # (compiled: attributes that hold None or values of several types, declared Any for mypy/mypyc)
+    _game: Any
+    # (the epoch tokens are compared by identity in fill: a list of objects, so that compiled code hands out the
+    # tuple itself, not a new box of an unboxed tuple[int, int] that is never the same object)
+    _epochs: list[Any]
+    _harvest_owner: Any
+    _current: Any
+    _first: Any
+    _flags_key: Any
+    _counts: Any
+    _public: Any
+    _picked: Any
+    # float32 memoryviews: their items read as floats (typeshed types memoryview items as int)
+    _zero_row: Any
+    _zero_tiles: Any
+    _cache_mv: Any
+    _equip_mv: Any
+    _discard_mv: Any
+    _pub_mv: Any
+    _pub_b: Any
+    _passed_views: Any
+    _farm_views: Any
+    _card_row_views: Any
+    _full_row_views: Any
+    _tile_row_views: Any
 
     def __init__(self, game: Game, perfect_recall: bool = False):
         cards = game.cards
@@ -431,7 +457,7 @@ class Observer:
         self._hand_rows = np.concatenate([np.ones((ncards, 1), np.float32), self._full_rows], axis=1)
         self._harvest_card = [c.ability_kind == "harvest" for c in cards.locations]
         self._design_of = [int(d) for d in self._design]  # the same, as a list of Python ints
-        self._zero_row = memoryview(np.zeros(D, np.float32))  # clears a row of `passed`
+        self._zero_row = memoryview(np.zeros(D, np.float32))  # type: ignore[arg-type] # clears a row of `passed`
         ntiles = len(cards.equipment)
         self._tile_rows = np.zeros((ntiles, T), np.float32)
         self._tile_design = np.zeros(ntiles, np.int64)
@@ -442,7 +468,7 @@ class Observer:
             self._tile_rows[i, nfixed + tile.design] = 1.0
             self._tile_design[i] = tile.design
         self._tile_design_of = [int(d) for d in self._tile_design]  # the same, as a list of Python ints
-        self._zero_tiles = memoryview(np.zeros(E, np.float32))  # clears a row of the equipment counts
+        self._zero_tiles = memoryview(np.zeros(E, np.float32))  # type: ignore[arg-type] # clears a row of the equipment counts
         # seat rotation: order[viewer][k] = seat shown at index k
         self._order = [np.array([(v + k) % n for k in range(n)], np.int64) for v in range(n)]
         self._order_list = [[(v + k) % n for k in range(n)] for v in range(n)]
@@ -466,14 +492,14 @@ class Observer:
         self._fs = Q * self.cells  # floats per farm in "farms"
         # seat-ordered caches shared by every viewer (refreshed by _sync, copied rotated by fill)
         self._farm_cache = np.zeros((n, Q, self.cells), np.float32)
-        self._cache_mv = memoryview(self._farm_cache.reshape(-1))
+        self._cache_mv = memoryview(self._farm_cache.reshape(-1))  # type: ignore[arg-type]
         self._equipment_counts = np.zeros((2, n, E), np.float32)  # placed, set aside (per seat)
-        self._equip_mv = memoryview(self._equipment_counts.reshape(-1))
+        self._equip_mv = memoryview(self._equipment_counts.reshape(-1))  # type: ignore[arg-type]
         self._discard_counts = np.zeros(D, np.float32)
-        self._discard_mv = memoryview(self._discard_counts)
+        self._discard_mv = memoryview(self._discard_counts)  # type: ignore[arg-type]
         # players | draw_counts | game, in seat order (the same block as in the observation, unrotated)
         self._pub = np.zeros(n * U + n * 4 + V, np.float32)
-        self._pub_mv = memoryview(self._pub)
+        self._pub_mv = memoryview(self._pub)  # type: ignore[arg-type]
         # ready-made memoryviews of single rows and blocks (slicing a memoryview costs as much as the copy)
         self._farm_views = _row_views(self._farm_cache)
         self._card_row_views = _row_views(self._card_rows)  # card features
@@ -508,11 +534,11 @@ class Observer:
         self._decision_none = block(None, False)
         self._decision_other = {k: block(k, False) for k in DECISION_KINDS}
         self._decision_own = {k: block(k, True) for k in DECISION_KINDS}
-        self._own_key = {k: ("own", k) for k in DECISION_KINDS}
+        self._own_key: dict[str, Any] = {k: ("own", k) for k in DECISION_KINDS}
         card_at = 4 * (entry["decision_card"].start - self._decision_at)
         self._act_head = self._decision_own["act"][:card_at]
         self._act_tail = self._decision_own["act"][card_at + 4 * (C + D) :]
-        self._pub_b = memoryview(self._pub).cast("B")
+        self._pub_b = memoryview(self._pub).cast("B")  # type: ignore[arg-type]
         # offsets of the parts fill writes
         self._revealed_at = entry["revealed"].start
         self._hand_at = entry["hand"].start
@@ -696,9 +722,9 @@ class Observer:
         if current != prev:
             pmv, at = self._pub_mv, self._to_act_at
             if prev is not None:
-                pmv[at[prev]] = 0.0
+                pmv[at[prev]] = 0.0  # type: ignore[call-overload]
             if current is not None:
-                pmv[at[current]] = 1.0
+                pmv[at[current]] = 1.0  # type: ignore[call-overload]
             self._current = current
         # harvest markers (FOG-HARVEST-3): game.harvested belongs to the player harvesting now
         if game.phase == "harvest" or self._harvest_owner is not None:
@@ -722,8 +748,8 @@ class Observer:
         first = game.first_player
         if first != self._first:
             if self._first is not None:
-                pmv[at[self._first] + 2] = 0.0  # first_player
-            pmv[at[first] + 2] = 1.0
+                pmv[at[self._first] + 2] = 0.0  # type: ignore[call-overload] # first_player
+            pmv[at[first] + 2] = 1.0  # type: ignore[call-overload]
             self._first = first
         h, n, picks = game.hands, self.num_players, game.picks
         if n == 4:  # (speed: as the farm versions in _sync, a list display rather than list(map(len, ...)))
@@ -792,12 +818,12 @@ class Observer:
         if self._harvest_owner is not None and self._harvest_cells:
             base = self._harvest_owner * self._fs + at
             for cell in self._harvest_cells:
-                cmv[base + cell] = 0.0
+                cmv[base + cell] = 0.0  # type: ignore[call-overload]
             self._farm_stamp[self._harvest_owner] = self._stamp
         if owner is not None and cells:
             base = owner * self._fs + at
             for cell in cells:
-                cmv[base + cell] = 1.0
+                cmv[base + cell] = 1.0  # type: ignore[call-overload]
             self._farm_stamp[owner] = self._stamp
         self._harvest_owner, self._harvest_cells = owner, cells
 
@@ -808,7 +834,7 @@ class Observer:
             self._discard_counts.fill(0.0)
             self._discard_seen = 0
         for card in discard[self._discard_seen :]:
-            counts[design[card]] += 1.0
+            counts[design[card]] += 1.0  # type: ignore[call-overload]
         self._discard_seen = len(discard)
 
     def _flags(self, game: Game) -> bytes:
@@ -851,10 +877,10 @@ class Observer:
                         at += _HARVEST_COST_PLANE * cells
                         cmv[at], cmv[at + cells], cmv[at + 2 * cells] = hc
                 elif code == TOWER:
-                    cmv[at + _TOWER_PLANE * cells] = 1.0
+                    cmv[at + _TOWER_PLANE * cells] = 1.0  # type: ignore[call-overload]
                 elif code == SILO:
-                    cmv[at + _SILO_PLANE * cells] = 1.0
-                cmv[base + _OCCUPIED_PLANE * cells + cell] = 1.0
+                    cmv[at + _SILO_PLANE * cells] = 1.0  # type: ignore[call-overload]
+                cmv[base + _OCCUPIED_PLANE * cells + cell] = 1.0  # type: ignore[call-overload]
             changed = True
             # buildable (FOG-FARM-3): Farm.place is the only change to the frontier (farm.py, frontier_mask),
             # and it changes the placed cell and its neighbours alone; so these cells of the new cards are
@@ -868,13 +894,13 @@ class Observer:
                         cmv[at + cell] = cell in frontier
             else:  # (the plane is zero after a rebuild)
                 for cell in frontier:
-                    cmv[at + cell] = 1.0
+                    cmv[at + cell] = 1.0  # type: ignore[call-overload]
             snap.occupied = len(occupied)
             pmv[row + _PF_LOCATIONS] = len(occupied) - len(farm.fallow)
         if farm.fallow != snap.fallow:
             at = base + _FP["fallow"] * cells
             for cell in farm.fallow ^ snap.fallow:
-                cmv[at + cell] = 1.0 if cell in farm.fallow else 0.0
+                cmv[at + cell] = 1.0 if cell in farm.fallow else 0.0  # type: ignore[call-overload]
             snap.fallow = set(farm.fallow)
             changed = True
             pmv[row + _PF["fallow"]] = len(farm.fallow)
@@ -914,21 +940,21 @@ class Observer:
                 cmv[at + cell] = len(tiles)
                 code = grid[cell]
                 if code >= 0 and self._harvest_card[code]:  # discounts change the harvest cost
-                    hc = base + _HARVEST_COST_PLANE * cells + cell
-                    cmv[hc], cmv[hc + cells], cmv[hc + 2 * cells] = game.harvest_cost(seat, cell)
+                    hcc = base + _HARVEST_COST_PLANE * cells + cell  # (compiled: not hc, a tuple above)
+                    cmv[hcc], cmv[hcc + cells], cmv[hcc + 2 * cells] = game.harvest_cost(seat, cell)
             changed = True
             snap.equipment = {cell: list(tiles) for cell, tiles in farm.equipment.items()}
             emv, design, at = self._equip_mv, self._tile_design_of, seat * self.E  # placed, then set aside
             emv[at : at + self.E] = self._zero_tiles
             for tiles in farm.equipment.values():
                 for tile in tiles:
-                    emv[at + design[tile]] += 1.0
+                    emv[at + design[tile]] += 1.0  # type: ignore[call-overload]
             self._equip_stamp = self._stamp
         if farm.set_aside != snap.set_aside:
             emv, design, at = self._equip_mv, self._tile_design_of, (self.num_players + seat) * self.E
             emv[at : at + self.E] = self._zero_tiles
             for tile in farm.set_aside:
-                emv[at + design[tile]] += 1.0
+                emv[at + design[tile]] += 1.0  # type: ignore[call-overload]
             snap.set_aside = list(farm.set_aside)
             self._equip_stamp = self._stamp
             pmv[row + _PF["set_aside"]] = len(snap.set_aside)
@@ -975,7 +1001,7 @@ class Observer:
             row[at : at + self.D] = self._zero_row
             for i, card in enumerate(hand):
                 if i != slot:
-                    row[at + design[card]] += 1.0
+                    row[at + design[card]] += 1.0  # type: ignore[call-overload]
 
     # ------------------------------------------------------------------ filling
 
@@ -1026,6 +1052,9 @@ class Observer:
         # per card (_own_revealed); after it, one row per seat in the viewer's order, joined (the rows spelled
         # out per player count: ~100 ns less than map)
         picks = game.picks
+        visible: Any  # (compiled: a list or an int/None below)
+        block: Any
+        rows: Any
         if self.two_player or game.revealed:
             visible = picks[seat:] + picks[:seat]
             if visible != plan.revealed:
@@ -1101,13 +1130,13 @@ class Observer:
         elif kind == "pay_water":
             cell, due = frame[2], frame[3]
             mv[d + _DF["water_due"]] = due
-            mv[self._cell_at + cell] = 1.0
+            mv[self._cell_at + cell] = 1.0  # type: ignore[call-overload]
             code = game.farms[seat].grid[cell]
             if code == EMPTY:  # paying a build cost: the card is still the pick (FOG-ACT-BUILD-8)
-                mv[d + _DF["for_build"]] = 1.0
+                mv[d + _DF["for_build"]] = 1.0  # type: ignore[call-overload]
                 card = game.picks[seat]
             else:
-                mv[d + _DF["for_harvest"]] = 1.0
+                mv[d + _DF["for_harvest"]] = 1.0  # type: ignore[call-overload]
                 card = code if code >= 0 else None
         elif kind == "store_water":
             mv[d + _DF["water_to_store"]] = frame[2]
@@ -1119,18 +1148,18 @@ class Observer:
             plan.kept[:] = self._tile_row_views[frame[2]]
         elif kind == "attach":
             cell = frame[2]
-            mv[self._cell_at + cell] = 1.0
-            mv[d + _DF["for_build"]] = 1.0
+            mv[self._cell_at + cell] = 1.0  # type: ignore[call-overload]
+            mv[d + _DF["for_build"]] = 1.0  # type: ignore[call-overload]
             code = game.farms[seat].grid[cell]
             if code >= 0:
                 card = code
         elif kind == "ability_target":
-            mv[d + (_DF["target_tower"] if frame[2] == "tower" else _DF["target_silo"])] = 1.0
+            mv[d + (_DF["target_tower"] if frame[2] == "tower" else _DF["target_silo"])] = 1.0  # type: ignore[call-overload]
             mv[d + _DF["raise_by"]] = frame[3]
         elif kind == "ability_option":
             cell, pay, gain, times = frame[2], frame[3], frame[4], frame[5]
             if cell >= 0:
-                mv[self._cell_at + cell] = 1.0
+                mv[self._cell_at + cell] = 1.0  # type: ignore[call-overload]
                 code = game.farms[seat].grid[cell]
                 if code >= 0:
                     card = code
@@ -1255,7 +1284,7 @@ class Observer:
             cell, due = frame[2], frame[3]
             code = farm.grid[cell]
             what = (
-                f"building {cards[game.picks[seat]].name}"
+                f"building {cards[game.picks[seat]].name}"  # type: ignore[index]
                 if code == EMPTY and game.picks[seat] is not None
                 else f"harvesting {cards[code].name}"
                 if code >= 0
@@ -1319,6 +1348,7 @@ class Observer:
         return "\n".join(lines)
 
 
+@mypyc_attr(native_class=False)  # (a subclass of the core's plain dataclass)
 @dataclass
 class ObservationBuffer(_CoreBuffer):
     """The core buffer plus its fill plan, which also remembers what the buffer holds (cache epoch, change
@@ -1328,6 +1358,7 @@ class ObservationBuffer(_CoreBuffer):
     plan: _FillPlan | None = field(default=None, repr=False)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class _FarmSnapshot:
     """What the cache last saw of one farm."""
 
@@ -1343,6 +1374,7 @@ class _FarmSnapshot:
         self.set_aside: list = []
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class _FillPlan:
     """Ready-made memoryviews of one buffer's parts for one viewing seat, each paired with its source
     in the observer's caches, so that :meth:`Observer.fill` copies with ``dst[:] = src`` (a memcpy) or, for
@@ -1370,6 +1402,13 @@ class _FillPlan:
         "kept",
         "passed",
     )
+    # (compiled: attributes of several types, declared Any for mypy/mypyc)
+    epoch: Any
+    stamp: Any
+    hand: Any
+    revealed: Any
+    decision_key: Any
+    passed: Any
 
     def __init__(self, obs: Observer, buf: ObservationBuffer, seat: int):
         mv, fs, n = buf.mv, obs._fs, obs.num_players
@@ -1480,8 +1519,3 @@ def _card_text(card) -> str:
 def layout_markdown(num_players: int = 4, farm_size: int = 9, perfect_recall: bool = True) -> str:
     """Markdown of the observation layout for the default card set."""
     return Observer(Game(num_players=num_players, seed=0, farm_size=farm_size), perfect_recall).markdown()
-
-
-if __name__ == "__main__":  # python -m farmgames.envs.fields_of_green.observer [players] [farm_size]
-    args = [int(a) for a in sys.argv[1:3]]
-    print(layout_markdown(*args))

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mypy_extensions import mypyc_attr
+
 from . import effects
 from .farm import TOWER, Farm
 
 PARTS = ("printed_vp", "equipment", "coins", "food", "empty_towers", "end_game")
 
 
+@mypyc_attr(native_class=False)  # (compiled: a plain frozen dataclass, as_dict reads vars())
 @dataclass(frozen=True)
 class Score:
     """One player's final score: the six items of FOG-END-3..8 and the tie-break keys."""

@@ -131,27 +131,16 @@ _BOT_STATE = frozenset(
 )
 
 
-class _SharedFarm:
-    """Stands in for another seat's farm while cloning: ``clone()`` hands back the farm itself."""
-
-    __slots__ = ("farm",)
-
-    def __init__(self, farm: Farm):
-        self.farm = farm
-
-    def clone(self) -> Farm:
-        return self.farm
-
-
 def _clone_own(game, p: int):
     """``game.clone()`` that copies only seat ``p``'s farm and shares the other farms (read-only).
     Only for steps proven to touch no other farm (see ``HeuristicBot._local_act``)."""
     farms = game.farms
-    game.farms = [f if i == p else _SharedFarm(f) for i, f in enumerate(farms)]
+    game.farms = []  # (cloned with no farms, then given them: the others shared, seat p's copied)
     try:
         g = game.clone()
     finally:
         game.farms = farms
+    g.farms = [f.clone() if i == p else f for i, f in enumerate(farms)]
     return g
 
 

@@ -282,18 +282,21 @@ def test_pick_path_leaves_a_single_card_pick_to_auto_single(players):
 
 
 def test_clone_and_pickle_carry_every_slot():
-    """Game keeps its per-step state in __slots__ (speed): clone copies every slot (the mutable ones as
-    copies), a pickle round trip keeps them and the __dict__ part, and the copies play on alike."""
+    """Game keeps its state in fixed attributes (__slots__ in the source, a native class compiled: mypyc lists
+    them in __mypyc_attrs__): clone copies every one (the mutable ones as copies), a pickle round trip keeps
+    them, the copies play on alike, and no attribute can be added from outside (a typo must not pass)."""
     import pickle
 
-    slots = [name for name in Game.__slots__ if name != "__dict__"]
+    slots = list(getattr(Game, "__mypyc_attrs__", None) or Game.__slots__)
     assert len(slots) == len(set(slots)) and "current_player" in slots and "_legal" not in slots
+    assert "__dict__" not in slots and "variant" in slots
     game = Game(num_players=4, seed=3)
     rng = random.Random(3)
     for _ in range(150):
         game.apply(rng.choice(game.legal_actions()))
     game.legal_actions()  # the legal list kept
-    game.note = "set from outside"  # type: ignore[attr-defined]  # lands in __dict__
+    with pytest.raises(AttributeError):
+        game.note = "set from outside"  # type: ignore[attr-defined]
     for copy in (game.clone(), pickle.loads(pickle.dumps(game))):
         for name in slots:
             mine, theirs = getattr(game, name), getattr(copy, name)
@@ -309,9 +312,10 @@ def test_clone_and_pickle_carry_every_slot():
                 assert (theirs.farm_size, theirs.size) == (mine.farm_size, mine.size)
             elif name != "_legal_now" or theirs is not None:
                 assert theirs == mine, name
-            if isinstance(mine, (list, set, dict)) and name not in ("_legal_now", "fixed_split", "_harvest_base"):
-                assert theirs is not mine, name  # (the two dicts are read-only: shared)
-        assert copy.note == "set from outside" and copy.variant == game.variant
+            shared = ("_legal_now", "fixed_split", "_harvest_base", "variant", "_offer_keys")
+            if isinstance(mine, (list, set, dict)) and name not in shared:
+                assert theirs is not mine, name  # (the dicts and the offer keys are read-only: shared)
+        assert copy.variant == game.variant
         assert copy.to_json() == game.to_json()
         action = game.legal_actions()[0]
         a, b = game.clone(), copy

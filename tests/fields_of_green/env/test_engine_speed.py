@@ -225,7 +225,7 @@ def test_final_scores_are_kept_and_equal_a_fresh_count(players):
 
     for _, game, rng in _games(players, 3):
         while not game.is_terminal():
-            assert "_final_scores" not in game.__dict__  # nothing kept before the end
+            assert game._final_scores is None  # nothing kept before the end
             legal = game.legal_actions()
             game.apply(legal[rng.randrange(len(legal))])
 
@@ -234,7 +234,7 @@ def test_final_scores_are_kept_and_equal_a_fresh_count(players):
 
         first, second = game.scores(), game.scores()
         assert first == second == fresh(game) and first is not second
-        assert "_final_scores" not in game.clone().__dict__
+        assert game.clone()._final_scores is None
         farm = game.farms[0]
         farm.fallow.update(farm.grid)  # a hand edit of a terminal farm (as a scenario would), version moved
         farm.version += 1

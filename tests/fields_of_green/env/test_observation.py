@@ -214,7 +214,7 @@ def test_text_view_and_markdown():
     for name, _, _ in FARM_PLANES:
         assert f"`{name}`" in md
     out = subprocess.run(
-        [sys.executable, "-m", "farmgames.envs.fields_of_green.observer", "2", "5"],
+        [sys.executable, "-m", "farmgames.envs.fields_of_green.docs", "2", "5"],
         capture_output=True,
         text=True,
         timeout=120,
