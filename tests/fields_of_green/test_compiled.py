@@ -2,8 +2,9 @@
 
 Seeded games of the Fields of Green bots are played in two subprocesses, one running the install as it is
 (compiled where the build compiled) and one with ``FARMGAMES_PURE_PYTHON=1`` (the ``.py`` source): every
-action and the final scores must agree. The golden games of test_bots.py pin the same decisions in the
-suite's own process, which runs the compiled modules.
+action, the final scores and states must agree, and so must every observation, mask, reward and info of
+seeded random ``env()`` games of v0 and v1 (the engine and observer are compiled too). The golden games of
+test_bots.py pin the same decisions in the suite's own process, which runs the compiled modules.
 """
 
 from __future__ import annotations
@@ -40,8 +41,26 @@ for players, seed, names, verify in GAMES:
         action = seats[game.current_player].act(game)
         actions.append(action)
         game.apply(action)
-    runs.append({"actions": actions, "scores": [s.total for s in game.scores()]})
-print(json.dumps({"compiled": compiled_modules(), "runs": runs}))
+    runs.append({"actions": actions, "scores": [s.total for s in game.scores()], "state": game.to_json()})
+
+import hashlib, random
+import numpy as np
+from farmgames.envs import fields_of_green_v0, fields_of_green_v1
+
+envs = []
+for module, players, seed in ((fields_of_green_v0, 4, 1), (fields_of_green_v0, 2, 2), (fields_of_green_v1, 3, 3)):
+    env, rng, digest = module.env(num_players=players), random.Random(seed), hashlib.sha256()
+    env.reset(seed=seed)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        for name, array in sorted(obs["observation"].items()):
+            digest.update(name.encode() + np.ascontiguousarray(array).tobytes())
+        items = sorted((k, v.tolist() if isinstance(v, np.ndarray) else v) for k, v in info.items())
+        digest.update(obs["action_mask"].tobytes() + repr((agent, reward, term, trunc, items)).encode())
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(None if term or trunc else int(legal[rng.randrange(len(legal))]))
+    envs.append(digest.hexdigest())
+print(json.dumps({"compiled": compiled_modules(), "runs": runs, "envs": envs}))
 """
 
 
@@ -66,13 +85,15 @@ def test_pure_python_switch_loads_every_module_from_its_source() -> None:
 )
 def test_compiled_modules_decide_as_their_source() -> None:
     """The same seeded games, action by action and score by score, compiled and from the source (FoG bots,
-    2-4 players, with and without the memo checks)."""
+    2-4 players, with and without the memo checks); the same observations, masks, rewards and infos of
+    random env() games, step by step (digests)."""
     compiled, source = _play(pure=False), _play(pure=True)
     assert all(compiled["compiled"].values()), compiled["compiled"]
     assert len(compiled["runs"]) == len(source["runs"]) == 4
     for ours, reference in zip(compiled["runs"], source["runs"]):
         assert len(ours["actions"]) > 50  # (complete games)
         assert ours == reference
+    assert len(compiled["envs"]) == 3 and compiled["envs"] == source["envs"]
 
 
 def test_compiled_module_list_names_real_modules() -> None:
