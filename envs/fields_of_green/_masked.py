@@ -14,4 +14,7 @@ class _MaskKept(tuple):
         return "_MASKED"
 
 
+# Game._legal_now when legal_mask_bytes() computed the mask first (kept in Game._mask) and no list exists: apply's
+# "action not in legal" then always holds, and it checks the mask there instead (speed: the list path costs
+# nothing extra, and anything that resets the cache to None after an edit also drops the mask)
 _MASKED = _MaskKept()

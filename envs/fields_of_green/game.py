@@ -28,7 +28,7 @@ from ..core.protocol import IllegalActionError  # one class for every game (FOG-
 from ..core.records import embed_files, make_pins
 from ..core.seeding import check_seed
 from . import effects
-from ._masked import _MASKED, _MaskKept  # noqa: F401  (a tuple subclass: mypyc cannot compile it)
+from ._masked import _MASKED  # (its class subclasses tuple, which mypyc cannot compile: a plain module)
 from .actions import MARKET_SALES, SPLIT_INDEX, SPLITS, ActionLayout
 from .cards import DEFAULT_CARD_SET, EQUIPMENT_DRAW, HAND_SIZE, PILES, CardSet, load_card_set
 from .farm import EMPTY, SILO, TOWER, Farm, geometry
@@ -251,9 +251,6 @@ class _MaskTable:
         if mask is None:
             mask = self.splits[key] = _mask_of(len(self.zeros), map(self.split_at.__add__, _legal_split_memo(key)))
         return mask
-
-
-# (_MaskKept and _MASKED live in _masked.py: see the import above)
 
 
 @lru_cache(maxsize=32)

@@ -164,6 +164,12 @@ RECALL_TURNS = TURNS - 1  # nothing is passed after turn 6 (FOG-ACT-8)
 _highs = highs
 
 
+def _float_view(array: np.ndarray) -> Any:
+    """A memoryview of a float32 array, typed ``Any``: typeshed calls a memoryview's items ints, so mypy would
+    refuse the float stores and mypyc (envs/_native.py) would check every value read as an int."""
+    return memoryview(array)  # type: ignore[arg-type]  # (an ndarray is a buffer; numpy's stubs do not say so)
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # (compiled: __new__ skips __init__, for unpickling)
 class Observer:
     """Fills one agent's observation arrays for a game (see the module docstring).
@@ -290,14 +296,7 @@ class Observer:
     _counts: Any
     _public: Any
     _picked: Any
-    # float32 memoryviews: their items read as floats (typeshed types memoryview items as int)
-    _zero_row: Any
-    _zero_tiles: Any
-    _cache_mv: Any
-    _equip_mv: Any
-    _discard_mv: Any
-    _pub_mv: Any
-    _pub_b: Any
+    # float32 memoryviews made by the core's row_views (the observer's own come from _float_view: Any already)
     _passed_views: Any
     _farm_views: Any
     _card_row_views: Any
@@ -457,7 +456,7 @@ class Observer:
         self._hand_rows = np.concatenate([np.ones((ncards, 1), np.float32), self._full_rows], axis=1)
         self._harvest_card = [c.ability_kind == "harvest" for c in cards.locations]
         self._design_of = [int(d) for d in self._design]  # the same, as a list of Python ints
-        self._zero_row = memoryview(np.zeros(D, np.float32))  # type: ignore[arg-type] # clears a row of `passed`
+        self._zero_row = _float_view(np.zeros(D, np.float32))  # clears a row of `passed`
         ntiles = len(cards.equipment)
         self._tile_rows = np.zeros((ntiles, T), np.float32)
         self._tile_design = np.zeros(ntiles, np.int64)
@@ -468,7 +467,7 @@ class Observer:
             self._tile_rows[i, nfixed + tile.design] = 1.0
             self._tile_design[i] = tile.design
         self._tile_design_of = [int(d) for d in self._tile_design]  # the same, as a list of Python ints
-        self._zero_tiles = memoryview(np.zeros(E, np.float32))  # type: ignore[arg-type] # clears a row of the equipment counts
+        self._zero_tiles = _float_view(np.zeros(E, np.float32))  # clears a row of the equipment counts
         # seat rotation: order[viewer][k] = seat shown at index k
         self._order = [np.array([(v + k) % n for k in range(n)], np.int64) for v in range(n)]
         self._order_list = [[(v + k) % n for k in range(n)] for v in range(n)]
@@ -492,14 +491,14 @@ class Observer:
         self._fs = Q * self.cells  # floats per farm in "farms"
         # seat-ordered caches shared by every viewer (refreshed by _sync, copied rotated by fill)
         self._farm_cache = np.zeros((n, Q, self.cells), np.float32)
-        self._cache_mv = memoryview(self._farm_cache.reshape(-1))  # type: ignore[arg-type]
+        self._cache_mv = _float_view(self._farm_cache.reshape(-1))
         self._equipment_counts = np.zeros((2, n, E), np.float32)  # placed, set aside (per seat)
-        self._equip_mv = memoryview(self._equipment_counts.reshape(-1))  # type: ignore[arg-type]
+        self._equip_mv = _float_view(self._equipment_counts.reshape(-1))
         self._discard_counts = np.zeros(D, np.float32)
-        self._discard_mv = memoryview(self._discard_counts)  # type: ignore[arg-type]
+        self._discard_mv = _float_view(self._discard_counts)
         # players | draw_counts | game, in seat order (the same block as in the observation, unrotated)
         self._pub = np.zeros(n * U + n * 4 + V, np.float32)
-        self._pub_mv = memoryview(self._pub)  # type: ignore[arg-type]
+        self._pub_mv = _float_view(self._pub)
         # ready-made memoryviews of single rows and blocks (slicing a memoryview costs as much as the copy)
         self._farm_views = _row_views(self._farm_cache)
         self._card_row_views = _row_views(self._card_rows)  # card features
@@ -538,7 +537,7 @@ class Observer:
         card_at = 4 * (entry["decision_card"].start - self._decision_at)
         self._act_head = self._decision_own["act"][:card_at]
         self._act_tail = self._decision_own["act"][card_at + 4 * (C + D) :]
-        self._pub_b = memoryview(self._pub).cast("B")  # type: ignore[arg-type]
+        self._pub_b = _float_view(self._pub).cast("B")
         # offsets of the parts fill writes
         self._revealed_at = entry["revealed"].start
         self._hand_at = entry["hand"].start
@@ -722,9 +721,9 @@ class Observer:
         if current != prev:
             pmv, at = self._pub_mv, self._to_act_at
             if prev is not None:
-                pmv[at[prev]] = 0.0  # type: ignore[call-overload]
+                pmv[at[prev]] = 0.0
             if current is not None:
-                pmv[at[current]] = 1.0  # type: ignore[call-overload]
+                pmv[at[current]] = 1.0
             self._current = current
         # harvest markers (FOG-HARVEST-3): game.harvested belongs to the player harvesting now
         if game.phase == "harvest" or self._harvest_owner is not None:
@@ -748,8 +747,8 @@ class Observer:
         first = game.first_player
         if first != self._first:
             if self._first is not None:
-                pmv[at[self._first] + 2] = 0.0  # type: ignore[call-overload] # first_player
-            pmv[at[first] + 2] = 1.0  # type: ignore[call-overload]
+                pmv[at[self._first] + 2] = 0.0  # first_player
+            pmv[at[first] + 2] = 1.0
             self._first = first
         h, n, picks = game.hands, self.num_players, game.picks
         if n == 4:  # (speed: as the farm versions in _sync, a list display rather than list(map(len, ...)))
@@ -818,12 +817,12 @@ class Observer:
         if self._harvest_owner is not None and self._harvest_cells:
             base = self._harvest_owner * self._fs + at
             for cell in self._harvest_cells:
-                cmv[base + cell] = 0.0  # type: ignore[call-overload]
+                cmv[base + cell] = 0.0
             self._farm_stamp[self._harvest_owner] = self._stamp
         if owner is not None and cells:
             base = owner * self._fs + at
             for cell in cells:
-                cmv[base + cell] = 1.0  # type: ignore[call-overload]
+                cmv[base + cell] = 1.0
             self._farm_stamp[owner] = self._stamp
         self._harvest_owner, self._harvest_cells = owner, cells
 
@@ -834,7 +833,7 @@ class Observer:
             self._discard_counts.fill(0.0)
             self._discard_seen = 0
         for card in discard[self._discard_seen :]:
-            counts[design[card]] += 1.0  # type: ignore[call-overload]
+            counts[design[card]] += 1.0
         self._discard_seen = len(discard)
 
     def _flags(self, game: Game) -> bytes:
@@ -877,10 +876,10 @@ class Observer:
                         at += _HARVEST_COST_PLANE * cells
                         cmv[at], cmv[at + cells], cmv[at + 2 * cells] = hc
                 elif code == TOWER:
-                    cmv[at + _TOWER_PLANE * cells] = 1.0  # type: ignore[call-overload]
+                    cmv[at + _TOWER_PLANE * cells] = 1.0
                 elif code == SILO:
-                    cmv[at + _SILO_PLANE * cells] = 1.0  # type: ignore[call-overload]
-                cmv[base + _OCCUPIED_PLANE * cells + cell] = 1.0  # type: ignore[call-overload]
+                    cmv[at + _SILO_PLANE * cells] = 1.0
+                cmv[base + _OCCUPIED_PLANE * cells + cell] = 1.0
             changed = True
             # buildable (FOG-FARM-3): Farm.place is the only change to the frontier (farm.py, frontier_mask),
             # and it changes the placed cell and its neighbours alone; so these cells of the new cards are
@@ -894,13 +893,13 @@ class Observer:
                         cmv[at + cell] = cell in frontier
             else:  # (the plane is zero after a rebuild)
                 for cell in frontier:
-                    cmv[at + cell] = 1.0  # type: ignore[call-overload]
+                    cmv[at + cell] = 1.0
             snap.occupied = len(occupied)
             pmv[row + _PF_LOCATIONS] = len(occupied) - len(farm.fallow)
         if farm.fallow != snap.fallow:
             at = base + _FP["fallow"] * cells
             for cell in farm.fallow ^ snap.fallow:
-                cmv[at + cell] = 1.0 if cell in farm.fallow else 0.0  # type: ignore[call-overload]
+                cmv[at + cell] = 1.0 if cell in farm.fallow else 0.0
             snap.fallow = set(farm.fallow)
             changed = True
             pmv[row + _PF["fallow"]] = len(farm.fallow)
@@ -948,13 +947,13 @@ class Observer:
             emv[at : at + self.E] = self._zero_tiles
             for tiles in farm.equipment.values():
                 for tile in tiles:
-                    emv[at + design[tile]] += 1.0  # type: ignore[call-overload]
+                    emv[at + design[tile]] += 1.0
             self._equip_stamp = self._stamp
         if farm.set_aside != snap.set_aside:
             emv, design, at = self._equip_mv, self._tile_design_of, (self.num_players + seat) * self.E
             emv[at : at + self.E] = self._zero_tiles
             for tile in farm.set_aside:
-                emv[at + design[tile]] += 1.0  # type: ignore[call-overload]
+                emv[at + design[tile]] += 1.0
             snap.set_aside = list(farm.set_aside)
             self._equip_stamp = self._stamp
             pmv[row + _PF["set_aside"]] = len(snap.set_aside)
@@ -1001,7 +1000,7 @@ class Observer:
             row[at : at + self.D] = self._zero_row
             for i, card in enumerate(hand):
                 if i != slot:
-                    row[at + design[card]] += 1.0  # type: ignore[call-overload]
+                    row[at + design[card]] += 1.0
 
     # ------------------------------------------------------------------ filling
 
@@ -1120,8 +1119,9 @@ class Observer:
             plan.passed[:] = self._passed_views[seat]
         plan.stamp = self._stamp
 
-    def _fill_context(self, game: Game, seat: int, frame: tuple, mv: memoryview, plan: _FillPlan) -> None:
-        """The viewer's own decision context, into the zeroed decision arrays of ``mv``."""
+    def _fill_context(self, game: Game, seat: int, frame: tuple, mv: Any, plan: _FillPlan) -> None:
+        """The viewer's own decision context, into the zeroed decision arrays of ``mv`` (a float32 memoryview,
+        ``Any`` as in :func:`_float_view`)."""
         kind = frame[0]
         d = self._decision_at
         card = None  # the card shown in decision_card
@@ -1130,13 +1130,13 @@ class Observer:
         elif kind == "pay_water":
             cell, due = frame[2], frame[3]
             mv[d + _DF["water_due"]] = due
-            mv[self._cell_at + cell] = 1.0  # type: ignore[call-overload]
+            mv[self._cell_at + cell] = 1.0
             code = game.farms[seat].grid[cell]
             if code == EMPTY:  # paying a build cost: the card is still the pick (FOG-ACT-BUILD-8)
-                mv[d + _DF["for_build"]] = 1.0  # type: ignore[call-overload]
+                mv[d + _DF["for_build"]] = 1.0
                 card = game.picks[seat]
             else:
-                mv[d + _DF["for_harvest"]] = 1.0  # type: ignore[call-overload]
+                mv[d + _DF["for_harvest"]] = 1.0
                 card = code if code >= 0 else None
         elif kind == "store_water":
             mv[d + _DF["water_to_store"]] = frame[2]
@@ -1148,18 +1148,18 @@ class Observer:
             plan.kept[:] = self._tile_row_views[frame[2]]
         elif kind == "attach":
             cell = frame[2]
-            mv[self._cell_at + cell] = 1.0  # type: ignore[call-overload]
-            mv[d + _DF["for_build"]] = 1.0  # type: ignore[call-overload]
+            mv[self._cell_at + cell] = 1.0
+            mv[d + _DF["for_build"]] = 1.0
             code = game.farms[seat].grid[cell]
             if code >= 0:
                 card = code
         elif kind == "ability_target":
-            mv[d + (_DF["target_tower"] if frame[2] == "tower" else _DF["target_silo"])] = 1.0  # type: ignore[call-overload]
+            mv[d + (_DF["target_tower"] if frame[2] == "tower" else _DF["target_silo"])] = 1.0
             mv[d + _DF["raise_by"]] = frame[3]
         elif kind == "ability_option":
             cell, pay, gain, times = frame[2], frame[3], frame[4], frame[5]
             if cell >= 0:
-                mv[self._cell_at + cell] = 1.0  # type: ignore[call-overload]
+                mv[self._cell_at + cell] = 1.0
                 code = game.farms[seat].grid[cell]
                 if code >= 0:
                     card = code
