@@ -231,3 +231,36 @@ def test_direct_acts_and_template_projections_equal_engine_clones(players, seed)
             assert bot._project(game.year, in_harvest, f, pending, owned=True, tmpl=tmpl, changed=cell) == plain, a
             checked += 1
     assert checked > 50
+
+
+def test_model_card_records_and_harvest_costs_equal_the_card_set():
+    """``_Model.card`` (the compiled copies of the ``LocationCard`` numbers the search reads) and
+    ``_Model.harvest_cost`` (those numbers less the permanent tiles' discounts) equal the card set's records and
+    the engine's ``game.harvest_cost``, for every location of the base set, bare and under every tile (FOG-CARD-10,
+    FOG-EQUIP-*)."""
+    from farmgames.envs.fields_of_green.bots.model import _model_for
+    from farmgames.envs.fields_of_green.game import harvest_cost
+
+    game = Game(num_players=2, seed=3)
+    model = _model_for(game.cards)
+    locs, tiles = game.cards.locations, game.cards.equipment
+    assert len(model.card) == len(locs)
+    for code, (rec, card) in enumerate(zip(model.card, locs, strict=True)):
+        cost, harvest = card.cost, card.harvest_cost
+        assert (rec.vp, rec.coins, rec.water, rec.food) == (card.vp, cost.coins, cost.water, cost.food), card.name
+        assert (rec.kind, rec.h_coins, rec.h_water, rec.h_food) == (
+            card.ability_kind,
+            harvest.coins,
+            harvest.water,
+            harvest.food,
+        ), card.name
+        assert rec.effect == (card.ability.effect if card.ability else ()), card.name
+        farm = game.farms[0].clone()
+        cell = next(iter(sorted(farm.frontier)))
+        farm.grid[cell] = code
+        for attached in [(), *[(t,) for t in range(len(tiles))], tuple(range(len(tiles)))]:
+            if attached:
+                farm.equipment[cell] = list(attached)
+            else:
+                farm.equipment.pop(cell, None)
+            assert model.harvest_cost(farm, cell) == harvest_cost(farm, cell, locs, tiles), (card.name, attached)

@@ -48,8 +48,8 @@ from ...core.bots import lru_put as _lru_put
 from ..actions import SPLITS
 from ..cards import PILES
 from ..farm import EMPTY, SILO, TOWER, Farm
-from ..game import ACTIONS_PER_GAME, INCOME, MARKET_BASE, MARKET_PER_FOOD, RESTORE_COST, TOWER_COST, TURNS, YEARS
-from .model import _decoded, _model_for, _reach
+from ..game import ACTIONS_PER_GAME, INCOME, MARKET_BASE, MARKET_PER_FOOD, RESTORE_COST, TOWER_COST, TURNS, YEARS, Game
+from .model import _decoded, _Model, _model_for, _reach
 from .projection import _Ctx, _Projection, trade_value
 
 _INCOME_COINS, _INCOME_WATER, _INCOME_FOOD = INCOME["coins"], INCOME["water"], INCOME["food"]
@@ -263,7 +263,7 @@ class HeuristicBot(Bot):
 
     # ------------------------------------------------------------------ context and small helpers
 
-    def _ctx(self, game, p: int) -> _Ctx:
+    def _ctx(self, game: Game, p: int) -> _Ctx:
         return self._ctx_at(game.year, game.phase == "harvest")
 
     def _ctx_at(self, year: int, in_harvest: bool) -> _Ctx:
@@ -289,11 +289,12 @@ class HeuristicBot(Bot):
 
     def _harvest_cost(self, farm: Farm, cell: int) -> tuple[int, int, int]:
         """Harvest cost after permanent equipment discounts (as Game.harvest_cost, on any farm)."""
-        return self._model.harvest_cost(farm, cell)
+        m: _Model = self._model
+        return m.harvest_cost(farm, cell)
 
     def _ops_value(self, farm: Farm, cell: int, ops: Sequence[dict], ctx: _Ctx, vp_only: bool = False) -> float:
         """Static value of applying ``ops`` for the card at ``cell`` (no state change)."""
-        m = self._model
+        m: _Model = self._model
         total = 0.0
         for op in ops:
             if "gain" in op:
@@ -312,7 +313,7 @@ class HeuristicBot(Bot):
     def _tower_demand(self, farm: Farm, tower: int, skip: int = -1, paid: set | None = None) -> int:
         """Water that face-up harvest locations in range of ``tower`` still ask for."""
         need = 0
-        m = self._model
+        m: _Model = self._model
         harvest_kind = m.harvest_kind
         for cell in farm.occupied:
             code = farm.grid[cell]
@@ -341,8 +342,8 @@ class HeuristicBot(Bot):
     def _quick_build_now(  # noqa: C901 - the bot's hottest path: its memo shortcuts stay inline
         self, farm: Farm, card: int, cell: int, ctx: _Ctx, fc: dict | None
     ) -> float:
-        m = self._model
-        rec = m.locs[card]
+        m: _Model = self._model
+        rec = m.card[card]
         if fc is not None and not m.counting[card] and cell not in farm.equipment:
             # the card's own part does not depend on the cell, except for the water range
             own = fc.get(("own", card))
@@ -364,9 +365,8 @@ class HeuristicBot(Bot):
                 key = ("flat", card, in_range)
                 flat = fc.get(key)
                 if flat is None:
-                    cost = rec.cost
                     flat = fc[key] = (
-                        value + 0.0 - 0.0 - cost.coins * ctx.coin - cost.water * ctx.water - cost.food * ctx.food
+                        value + 0.0 - 0.0 - rec.coins * ctx.coin - rec.water * ctx.water - rec.food * ctx.food
                     )
                 return flat
             before = self._neighbour_scores(farm, cell, ctx, fc)
@@ -380,8 +380,7 @@ class HeuristicBot(Bot):
                 finally:
                     farm.occupied.pop()
                     grid[cell] = EMPTY
-            cost = rec.cost
-            return value + after - before - cost.coins * ctx.coin - cost.water * ctx.water - cost.food * ctx.food
+            return value + after - before - rec.coins * ctx.coin - rec.water * ctx.water - rec.food * ctx.food
         before = self._neighbour_scores(farm, cell, ctx, fc)
         grid = farm.grid
         own_key = None
@@ -399,7 +398,7 @@ class HeuristicBot(Bot):
                 pattern.sort()
                 pattern = tuple(pattern)
             in_range = None
-            if rec.ability.kind == "harvest" and rec.harvest_cost.water:
+            if rec.kind == "harvest" and rec.h_water:
                 in_range = fc.get(("range", cell))
                 if in_range is None:
                     in_range = fc[("range", cell)] = any(farm.tower_in_range(t, cell) for t in farm.tower_water)
@@ -415,21 +414,20 @@ class HeuristicBot(Bot):
                     finally:
                         farm.occupied.pop()
                         grid[cell] = EMPTY
-                cost = rec.cost
-                return value + after - before - cost.coins * ctx.coin - cost.water * ctx.water - cost.food * ctx.food
+                return value + after - before - rec.coins * ctx.coin - rec.water * ctx.water - rec.food * ctx.food
         grid[cell] = card
         farm.occupied.append(cell)
         try:
             value = float(rec.vp)
-            ability = rec.ability
-            if ability is not None:
-                if ability.kind == "end_game":
-                    value += self._ops_value(farm, cell, ability.effect, ctx, vp_only=True)
-                elif ability.kind == "immediate":
-                    value += self._ops_value(farm, cell, ability.effect, ctx)
+            kind = rec.kind
+            if kind != "none":
+                if kind == "end_game":
+                    value += self._ops_value(farm, cell, rec.effect, ctx, vp_only=True)
+                elif kind == "immediate":
+                    value += self._ops_value(farm, cell, rec.effect, ctx)
                 else:
                     coins, water, food = m.harvest_cost(farm, cell)
-                    per = self._ops_value(farm, cell, ability.effect, ctx) - (
+                    per = self._ops_value(farm, cell, rec.effect, ctx) - (
                         coins * ctx.coin + water * ctx.water + food * ctx.food
                     )
                     if water and not any(farm.tower_in_range(t, cell) for t in farm.tower_water):
@@ -446,13 +444,12 @@ class HeuristicBot(Bot):
         finally:
             farm.occupied.pop()
             grid[cell] = EMPTY
-        cost = rec.cost
-        return value + after - before - cost.coins * ctx.coin - cost.water * ctx.water - cost.food * ctx.food
+        return value + after - before - rec.coins * ctx.coin - rec.water * ctx.water - rec.food * ctx.food
 
     def _touchy_cells(self, farm: Farm) -> set[int]:
         """Cells next to a face-up location that ``_neighbour_scores`` looks at (an adjacency ability or
         equipment); elsewhere the neighbour scores are 0.0."""
-        m = self._model
+        m: _Model = self._model
         grid, fallow, equipment = farm.grid, farm.fallow, farm.equipment
         neighbours = farm.geometry.neighbours
         out: set[int] = set()
@@ -465,34 +462,35 @@ class HeuristicBot(Bot):
     def _own_value(self, farm: Farm, card: int, cell: int, ctx: _Ctx) -> tuple[float, int]:
         """``_quick_build``'s value of the card itself when its ability counts nothing (so the cell does
         not matter), with a tower in range; and the harvest water it needs."""
-        m = self._model
-        rec = m.locs[card]
+        m: _Model = self._model
+        rec = m.card[card]
         value = float(rec.vp)
         water = 0
-        ability = rec.ability
-        if ability is not None:
-            if ability.kind == "end_game":
-                value += self._ops_value(farm, cell, ability.effect, ctx, vp_only=True)
-            elif ability.kind == "immediate":
-                value += self._ops_value(farm, cell, ability.effect, ctx)
+        kind = rec.kind
+        if kind != "none":
+            if kind == "end_game":
+                value += self._ops_value(farm, cell, rec.effect, ctx, vp_only=True)
+            elif kind == "immediate":
+                value += self._ops_value(farm, cell, rec.effect, ctx)
             else:
-                cost = rec.harvest_cost  # the card is not on the grid: no equipment discounts
-                coins, water, food = max(cost.coins, 0), max(cost.water, 0), max(cost.food, 0)
-                per = self._ops_value(farm, cell, ability.effect, ctx) - (
+                # the card is not on the grid: no equipment discounts
+                coins, water, food = max(rec.h_coins, 0), max(rec.h_water, 0), max(rec.h_food, 0)
+                per = self._ops_value(farm, cell, rec.effect, ctx) - (
                     coins * ctx.coin + water * ctx.water + food * ctx.food
                 )
                 value += max(per, -0.5) * ctx.harvests
         return value, water
 
     def _ability_score(self, farm: Farm, n: int, ctx: _Ctx) -> float:
-        m = self._model
+        m: _Model = self._model
         total = 0.0
-        ab = m.locs[farm.grid[n]].ability
-        if ab is not None and ab.kind != "immediate":
-            if ab.kind == "end_game":
-                total += self._ops_value(farm, n, ab.effect, ctx, vp_only=True)
+        rec = m.card[farm.grid[n]]
+        kind = rec.kind
+        if kind != "none" and kind != "immediate":
+            if kind == "end_game":
+                total += self._ops_value(farm, n, rec.effect, ctx, vp_only=True)
             else:
-                total += self._ops_value(farm, n, ab.effect, ctx) * ctx.harvests
+                total += self._ops_value(farm, n, rec.effect, ctx) * ctx.harvests
         for tile_id in farm.equipment.get(n, ()):
             tile = m.tiles[tile_id]
             if tile.timing == "end_game":
@@ -508,7 +506,7 @@ class HeuristicBot(Bot):
             if value is None:
                 value = fc[key] = self._neighbour_scores(farm, cell, ctx)
             return value
-        m = self._model
+        m: _Model = self._model
         grid = farm.grid
         total = 0.0
         for n in farm.geometry.neighbours[cell]:
@@ -521,12 +519,13 @@ class HeuristicBot(Bot):
         """What placing ``card`` adds to farm-wide abilities of the other locations (counts of a type,
         distinct sub-types); the same for every cell."""
         if fc is not None:
-            key = ("global", cell, self._model.info[card])  # other cards see only the card's info
+            m0: _Model = self._model
+            key = ("global", cell, m0.info[card])  # other cards see only the card's info
             value = fc.get(key)
             if value is None:
                 value = fc[key] = self._global_delta(farm, card, cell, ctx)
             return value
-        m = self._model
+        m: _Model = self._model
         cells = [c for c in farm.occupied if farm.grid[c] >= 0 and m.global_ops[farm.grid[c]] and c not in farm.fallow]
         if not cells:
             return 0.0
@@ -555,7 +554,7 @@ class HeuristicBot(Bot):
         grid = farm.grid
         if kind == "tower":
             score = 0.0
-            m = self._model
+            m: _Model = self._model
             thirsty = fc.get("thirsty") if fc is not None else None
             if thirsty is None:  # face-up locations with a water harvest cost
                 thirsty = [
@@ -579,7 +578,7 @@ class HeuristicBot(Bot):
 
     # ------------------------------------------------------------------ projection (the state value)
 
-    def _value(self, game, p: int, pending_equipment: int = 0) -> float:
+    def _value(self, game: Game, p: int, pending_equipment: int = 0) -> float:
         """Projected final score (VP, fractional) of seat ``p`` if it built nothing more: the farm is
         played through the remaining Harvest phases with income; plus the spend bonus for coins,
         water and food that future actions can still use. Memoised on the farm's contents."""
@@ -643,11 +642,11 @@ class HeuristicBot(Bot):
     def _harvest_order_key(self, f: Farm, cell: int, ctx: _Ctx, consumers_ready: bool) -> float:
         """Priority of paying a harvest location next (higher first): free abilities and food
         producers before food consumers, unless the food would overflow while a consumer can eat."""
-        m = self._model
-        rec = m.locs[f.grid[cell]]
+        m: _Model = self._model
+        effect = m.card[f.grid[cell]].effect
         coins, water, food = m.harvest_cost(f, cell)
         gain_food = 0
-        for op in rec.ability.effect:
+        for op in effect:
             if "gain" in op:
                 gain_food += m.gain_amounts(f, cell, op).get("food", 0)
         overflow = f.food - food + gain_food > f.food_capacity
@@ -658,7 +657,7 @@ class HeuristicBot(Bot):
         if not (coins or water or food):
             return 90.0
         if food:
-            return 20.0 + self._ops_value(f, cell, rec.ability.effect, ctx) / food
+            return 20.0 + self._ops_value(f, cell, effect, ctx) / food
         return 40.0
 
     def _trade_times(self, f: Farm, trade: dict, ctx: _Ctx, options: Sequence[int] | None = None) -> int:
@@ -682,7 +681,7 @@ class HeuristicBot(Bot):
 
     SUB_DECISIONS = ("pay_water", "store_water", "attach", "ability_target", "ability_option", "place_equipment")
 
-    def _resolve_own(self, game, p: int) -> int:
+    def _resolve_own(self, game: Game, p: int) -> int:
         """Finish the current action of seat ``p`` on a clone with the cheap sub-policies; returns
         the number of equipment draws left pending (their tiles are hidden, so they are not looked at).
         The actions come from the clone's legal list, so they are applied without re-checking."""
@@ -704,7 +703,7 @@ class HeuristicBot(Bot):
         return pending
 
     @staticmethod
-    def _local_act(game, p: int) -> bool:
+    def _local_act(game: Game, p: int) -> bool:
         """True when seat ``p``'s pending act decision, once it and its own follow-up steps are done,
         leads straight to another seat's decision through steps that touch no farm and leave the year
         and phase as they are: the next act or pick of the turn (a pick's hand is not empty, an act's
@@ -733,7 +732,7 @@ class HeuristicBot(Bot):
             return len(st) >= 3 and st[-3][0] == "turn" and not game.two_player and bool(game.hands[game.first_player])
         return False
 
-    def _eval_prefix(self, game, p: int, sid: int | None = None):
+    def _eval_prefix(self, game: Game, p: int, sid: int | None = None):
         """Key prefix of the lookahead memo for seat ``p``'s act decision on ``game`` (None: no memo).
         ``sid``: ``_sid(game.farms[p])`` if known."""
         if not self._local_act(game, p):
@@ -742,7 +741,7 @@ class HeuristicBot(Bot):
             sid = self._sid(game.farms[p])
         return (sid, game.picks[p], game.year, game.phase, bool(game.equipment_stack))
 
-    def _evaluate(self, game, p: int, action: int, prefix=_MISS) -> float:
+    def _evaluate(self, game: Game, p: int, action: int, prefix=_MISS) -> float:
         """Value for seat ``p`` of taking ``action`` (an act) now: apply it on a clone, finish it with the
         sub-policies, project. ``prefix``: ``_eval_prefix(game, p)`` if already known."""
         if prefix is _MISS:
@@ -785,7 +784,7 @@ class HeuristicBot(Bot):
             _lru_put(self._evals, key, value, _EVAL_CAP)
         return value
 
-    def _direct_act(self, game, p: int, action: int) -> tuple[Farm, int | None, int] | None:
+    def _direct_act(self, game: Game, p: int, action: int) -> tuple[Farm, int | None, int] | None:
         """Seat ``p``'s farm after a local act (``_local_act``) done on a copy of the farm the way the
         engine does it (Game._act, _finish_build, _run_ops; FOG-ACT-*) with the bot's sub-policies: a
         market sale, a restore, a tower, silo or build after which no set-aside tile fits the new
@@ -797,7 +796,7 @@ class HeuristicBot(Bot):
             return None
         kind, arg = _decoded(game.layout)[action]
         farm = game.farms[p]
-        m = self._model
+        m: _Model = self._model
         ops: Sequence[dict] = ()
         if kind == "market":
             f = farm.clone()
@@ -809,20 +808,21 @@ class HeuristicBot(Bot):
             f.fallow.discard(arg)
         elif kind == "build":
             card = game.picks[p]
-            rec = m.locs[card]
-            if rec.ability is not None and rec.ability.kind == "immediate":
-                ops = rec.ability.effect
+            assert card is not None  # (an act decision follows the seat's pick)
+            rec = m.card[card]
+            if rec.kind == "immediate":
+                ops = rec.effect
             tower = None
-            if rec.cost.water:
+            if rec.water:
                 towers = farm.towers_in_range(arg)
-                if len(towers) != 1 or farm.tower_water[towers[0]] < rec.cost.water:
+                if len(towers) != 1 or farm.tower_water[towers[0]] < rec.water:
                     return None
                 tower = towers[0]
             f = farm.clone()
-            f.coins -= rec.cost.coins
-            f.food -= rec.cost.food
+            f.coins -= rec.coins
+            f.food -= rec.food
             if tower is not None:
-                f.tower_water[tower] -= rec.cost.water
+                f.tower_water[tower] -= rec.water
             f.place(arg, card)
         elif kind == "tower":
             f = farm.clone()
@@ -844,10 +844,10 @@ class HeuristicBot(Bot):
         f.actions_taken += 1
         return f, (arg if kind != "market" else None), pending
 
-    def _direct_ops(self, game, p: int, f: Farm, arg: int, ops: Sequence[dict]) -> int:
+    def _direct_ops(self, game: Game, p: int, f: Farm, arg: int, ops: Sequence[dict]) -> int:
         """The Immediate ability of the location just built at ``arg`` on the copy ``f`` (Game._run_ops),
         each choice by the bot's sub-policy; returns the equipment draws left pending."""
-        m = self._model
+        m: _Model = self._model
         pending = 0
         for op in ops:
             if "gain" in op:
@@ -965,7 +965,7 @@ class HeuristicBot(Bot):
         decoded = _decoded(game.layout)
         farm = game.farms[p]
         builds, towers, silos, others = [], [], [], []
-        m = self._model
+        m: _Model = self._model
         flat_ok = card is not None and not m.counting[card]
         if flat_ok:
             # a counter-free card at a cell no neighbour scores: its estimate is one per-card value (as
@@ -1161,13 +1161,14 @@ class HeuristicBot(Bot):
         value = fc.get(key)
         if value is not None:
             return value
-        rec = self._model.locs[card]
-        fkey = ("frontier", rec.cost.water, cells)
+        m: _Model = self._model
+        rec = m.card[card]
+        fkey = ("frontier", rec.water, cells)
         frontier = fc.get(fkey)
         if frontier is None:
             frontier = sorted(farm.frontier)
-            if rec.cost.water:
-                frontier = [c for c in frontier if farm.water_in_range(c) >= rec.cost.water]
+            if rec.water:
+                frontier = [c for c in frontier if farm.water_in_range(c) >= rec.water]
             if len(frontier) > cells:
                 grid = farm.grid
                 frontier.sort(key=lambda c: -sum(1 for n in farm.geometry.neighbours[c] if grid[n] != EMPTY))
@@ -1178,7 +1179,7 @@ class HeuristicBot(Bot):
             return 0.0
         best = max(self._quick_build(farm, card, c, ctx, fc) for c in frontier)
         best += self._global_delta(farm, card, frontier[0], ctx, fc)
-        if farm.coins < rec.cost.coins or farm.food < rec.cost.food:
+        if farm.coins < rec.coins or farm.food < rec.food:
             best -= 1.0
         fc[key] = best
         return best
@@ -1191,7 +1192,7 @@ class HeuristicBot(Bot):
         farm = game.farms[p]
         ctx = self._ctx(game, p)
         fc = self._fc(farm, ctx)
-        m = self._model
+        m: _Model = self._model
         sizes = [len(pile) for pile in game.piles]
         own_cell = None  # split_own: every design valued at the frontier cell with the most occupied neighbours
         if self.w.split_own and farm.frontier:
@@ -1228,9 +1229,10 @@ class HeuristicBot(Bot):
         key = ("split_own", card, cell)
         value = fc.get(key)
         if value is None:
-            cost = self._model.locs[card].cost
+            m: _Model = self._model
+            rec = m.card[card]
             own = self._own_value(farm, card, cell, ctx)[0]
-            value = fc[key] = own - cost.coins * ctx.coin - cost.water * ctx.water - cost.food * ctx.food
+            value = fc[key] = own - rec.coins * ctx.coin - rec.water * ctx.water - rec.food * ctx.food
         return value
 
     def _decide_harvest(self, game, legal):

@@ -7,10 +7,11 @@ per-geometry and per-layout tables the bot reads (tower reach, decoded actions).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .. import effects, scoring
-from ..cards import PILES
+from ..cards import PILES, CardSet, Equipment, LocationCard
 from ..farm import SILO, TOWER, Farm
-from ..game import harvest_cost as engine_harvest_cost
 from ..game import harvest_discount as engine_harvest_discount
 
 _DECODED: dict[int, tuple] = {}
@@ -49,6 +50,26 @@ def _decoded(layout) -> list[tuple[str, int]]:
     return hit[1]
 
 
+class _Card:
+    """A location card's numbers as the search reads them: its ``LocationCard`` (a plain dataclass of
+    ``cards.py``) flattened into a compiled record, whose fields compiled code reads directly."""
+
+    __slots__ = ("vp", "coins", "water", "food", "kind", "effect", "h_coins", "h_water", "h_food")
+
+    def __init__(self, card: LocationCard):
+        self.vp: int = card.vp
+        cost = card.cost
+        self.coins: int = cost.coins  # build cost (FOG-CARD-*)
+        self.water: int = cost.water
+        self.food: int = cost.food
+        self.kind: str = card.ability_kind  # immediate | harvest | end_game | none
+        self.effect: tuple[dict, ...] = card.ability.effect if card.ability is not None else ()
+        harvest = card.harvest_cost  # zero unless a harvest ability (before equipment discounts)
+        self.h_coins: int = harvest.coins
+        self.h_water: int = harvest.water
+        self.h_food: int = harvest.food
+
+
 _MODELS: dict[int, _Model] = {}
 
 
@@ -66,12 +87,13 @@ class _Model:
     """Per card set: card and tile records flattened for speed, the compiled card filters, and the
     harvest-location memo of the projection (per weights, see ``_Projection``). Shared by all bots."""
 
-    def __init__(self, cards):
+    def __init__(self, cards: CardSet):
         self.cards = cards
         self.cell_memos: dict = {}  # HeuristicWeights -> {footprint key: entry}
-        self.locs = cards.locations
-        self.tiles = cards.equipment
-        self.info = [(c.pile, c.subtype, c.ability_kind) for c in self.locs]  # as Game._info / Farm.info
+        self.locs: list[LocationCard] = cards.locations
+        self.tiles: list[Equipment] = cards.equipment
+        self.info: list[tuple] = [(c.pile, c.subtype, c.ability_kind) for c in self.locs]  # as Game._info / Farm.info
+        self.card: list[_Card] = [_Card(c) for c in self.locs]  # the same records, compiled
         self.global_ops: list[bool] = []  # ability uses farm-wide counters (farm / distinct_subtypes)
         self.adjacent_ops: list[bool] = []  # ability uses adjacency counters
         self.adjacent_max: list[int] = []  # how many more neighbours such an ability may reward
@@ -120,12 +142,14 @@ class _Model:
         spec = self._specs.get(key)
         if spec is None:
             rec = self.locs[code]
-            ops = rec.ability.effect
+            assert rec.ability is not None  # (asked only for harvest locations)
+            ops: Sequence[dict] = rec.ability.effect
             if tiles:
-                ops = list(ops)
+                extended = list(ops)
                 for tile_id in tiles:
                     if self.tiles[tile_id].timing == "harvest":
-                        ops.extend(self.tiles[tile_id].effect)
+                        extended.extend(self.tiles[tile_id].effect)
+                ops = extended
             cost = rec.harvest_cost
             dc, dw, df = engine_harvest_discount(tiles, self.tiles)
             coins, water, food = cost.coins - dc, cost.water - dw, cost.food - df
@@ -211,5 +235,12 @@ class _Model:
         return effects.gain_amounts(farm, cell, op, self.count)
 
     def harvest_cost(self, farm: Farm, cell: int) -> tuple[int, int, int]:
-        """Harvest cost after permanent equipment discounts (Game.harvest_cost, on any farm)."""
-        return engine_harvest_cost(farm, cell, self.locs, self.tiles)
+        """Harvest cost after permanent equipment discounts (``game.harvest_cost``, on any farm): the
+        engine's function, but the printed cost read from the compiled record (tests/fields_of_green/
+        test_bots.py compares the two on every location and tile of the base set)."""
+        rec = self.card[farm.grid[cell]]
+        tiles = farm.equipment.get(cell)
+        if not tiles:
+            return max(rec.h_coins, 0), max(rec.h_water, 0), max(rec.h_food, 0)
+        dc, dw, df = engine_harvest_discount(tiles, self.tiles)
+        return max(rec.h_coins - dc, 0), max(rec.h_water - dw, 0), max(rec.h_food - df, 0)

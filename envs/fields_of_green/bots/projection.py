@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import scoring
 from ..farm import EMPTY, Farm
-from .model import _reach_sets
+from .model import _Model, _reach_sets
 
 if TYPE_CHECKING:
     from .heuristic import HeuristicBot
@@ -94,7 +94,7 @@ class _Projection:
         when ``f`` differs from it at most on the cell ``changed`` (None: on no cell of the grid). Its
         ``entry`` results serve every location but that cell and its neighbours while no location has
         turned fallow, and its tower ranges every cell out of the changed cell's reach."""
-        m = bot._model
+        m: _Model = bot._model
         self.bot = bot
         self.m = m
         self.f = f
