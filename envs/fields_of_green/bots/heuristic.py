@@ -49,7 +49,7 @@ from ..actions import SPLITS
 from ..cards import PILES
 from ..farm import EMPTY, SILO, TOWER, Farm
 from ..game import ACTIONS_PER_GAME, INCOME, MARKET_BASE, MARKET_PER_FOOD, RESTORE_COST, TOWER_COST, TURNS, YEARS, Game
-from .model import _decoded, _Model, _model_for, _reach
+from .model import _Card, _decoded, _Model, _model_for, _reach
 from .projection import _Ctx, _Projection, trade_value
 
 _INCOME_COINS, _INCOME_WATER, _INCOME_FOOD = INCOME["coins"], INCOME["water"], INCOME["food"]
@@ -418,14 +418,9 @@ class HeuristicBot(Bot):
         grid[cell] = card
         farm.occupied.append(cell)
         try:
-            value = float(rec.vp)
-            kind = rec.kind
-            if kind != "none":
-                if kind == "end_game":
-                    value += self._ops_value(farm, cell, rec.effect, ctx, vp_only=True)
-                elif kind == "immediate":
-                    value += self._ops_value(farm, cell, rec.effect, ctx)
-                else:
+            value = float(rec.vp) + self._once_value(farm, cell, rec, ctx)
+            if rec.kind != "none":
+                if rec.kind == "harvest":
                     coins, water, food = m.harvest_cost(farm, cell)
                     per = self._ops_value(farm, cell, rec.effect, ctx) - (
                         coins * ctx.coin + water * ctx.water + food * ctx.food
@@ -464,22 +459,24 @@ class HeuristicBot(Bot):
         not matter), with a tower in range; and the harvest water it needs."""
         m: _Model = self._model
         rec = m.card[card]
-        value = float(rec.vp)
+        value = float(rec.vp) + self._once_value(farm, cell, rec, ctx)
         water = 0
-        kind = rec.kind
-        if kind != "none":
-            if kind == "end_game":
-                value += self._ops_value(farm, cell, rec.effect, ctx, vp_only=True)
-            elif kind == "immediate":
-                value += self._ops_value(farm, cell, rec.effect, ctx)
-            else:
-                # the card is not on the grid: no equipment discounts
-                coins, water, food = max(rec.h_coins, 0), max(rec.h_water, 0), max(rec.h_food, 0)
-                per = self._ops_value(farm, cell, rec.effect, ctx) - (
-                    coins * ctx.coin + water * ctx.water + food * ctx.food
-                )
-                value += max(per, -0.5) * ctx.harvests
+        if rec.kind == "harvest":
+            # the card is not on the grid: no equipment discounts
+            coins, water, food = max(rec.h_coins, 0), max(rec.h_water, 0), max(rec.h_food, 0)
+            spent = coins * ctx.coin + water * ctx.water + food * ctx.food
+            per = self._ops_value(farm, cell, rec.effect, ctx) - spent
+            value += max(per, -0.5) * ctx.harvests
         return value, water
+
+    def _once_value(self, farm: Farm, cell: int, rec: _Card, ctx: _Ctx) -> float:
+        """Value of a card's ability that counts once at ``cell``: its End-game VP or its Immediate gains
+        (0.0 for a Harvest ability or none)."""
+        if rec.kind == "end_game":
+            return self._ops_value(farm, cell, rec.effect, ctx, vp_only=True)
+        if rec.kind == "immediate":
+            return self._ops_value(farm, cell, rec.effect, ctx)
+        return 0.0
 
     def _ability_score(self, farm: Farm, n: int, ctx: _Ctx) -> float:
         m: _Model = self._model
