@@ -22,14 +22,16 @@ tests/fields_of_green/test_bots.py pins the decisions with recorded golden games
 
 The rules come from the engine: years, turns, income and the action count from ``game.py``, gains and
 conditions from ``effects`` (``_Model`` passes its compiled-filter counter), the final count from
-``scoring.vp_items``, harvest costs from ``game.harvest_cost``/``harvest_discount``. Two thin adapters
-remain, for speed and checked against the engine by ``VERIFY_CACHES``: ``_Model.count`` (``effects.count``
-over precompiled filters) and ``_direct_act`` (the engine's act steps on a copy of one farm).
+``scoring.vp_items``, harvest discounts from ``game.harvest_discount``. Three thin adapters remain, for
+speed: ``_Model.count`` (``effects.count`` over precompiled filters) and ``_direct_act`` (the engine's act
+steps on a copy of one farm), both checked against the engine by ``VERIFY_CACHES``; and ``_Model.card``, the
+card numbers the search reads as compiled records, with ``_Model.harvest_cost`` (``game.harvest_cost`` over
+them), checked against the card set and the engine by tests/fields_of_green/test_bot_fast_paths.py.
 
 The install compiles this module, ``projection`` and ``model`` with mypyc (``envs/_native.py``): the same
-decisions, ~1.4x less CPU. So the annotations are checked at run time there, a subclass or a spy must
-override methods (patching the class is not seen by compiled callers), and ``FARMGAMES_PURE_PYTHON=1``
-runs the source.
+decisions, ~2x less CPU (with the engine it calls, docs/profiling.md). So the annotations are checked at
+run time there, a subclass or a spy must override methods (patching the class is not seen by compiled
+callers), and ``FARMGAMES_PURE_PYTHON=1`` runs the source.
 """
 
 from __future__ import annotations
@@ -515,14 +517,13 @@ class HeuristicBot(Bot):
     def _global_delta(self, farm: Farm, card: int, cell: int, ctx: _Ctx, fc: dict | None = None) -> float:
         """What placing ``card`` adds to farm-wide abilities of the other locations (counts of a type,
         distinct sub-types); the same for every cell."""
+        m: _Model = self._model
         if fc is not None:
-            m0: _Model = self._model
-            key = ("global", cell, m0.info[card])  # other cards see only the card's info
+            key = ("global", cell, m.info[card])  # other cards see only the card's info
             value = fc.get(key)
             if value is None:
                 value = fc[key] = self._global_delta(farm, card, cell, ctx)
             return value
-        m: _Model = self._model
         cells = [c for c in farm.occupied if farm.grid[c] >= 0 and m.global_ops[farm.grid[c]] and c not in farm.fallow]
         if not cells:
             return 0.0
