@@ -10,10 +10,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from farmgames.envs.fields_of_green import Game
 from farmgames.envs.fields_of_green import bots as bots_module
 from farmgames.envs.fields_of_green.bots import FAST_WEIGHTS, LITE_WEIGHTS, HeuristicBot, HeuristicWeights, play_game
+from farmgames.envs.fields_of_green.bots import heuristic as heuristic_module
 from farmgames.envs.fields_of_green.bots.model import _decoded
 from farmgames.envs.fields_of_green.farm import EMPTY
 
@@ -264,3 +267,33 @@ def test_model_card_records_and_harvest_costs_equal_the_card_set():
             else:
                 farm.equipment.pop(cell, None)
             assert model.harvest_cost(farm, cell) == harvest_cost(farm, cell, locs, tiles), (card.name, attached)
+
+
+_CODE = st.integers(min_value=-4, max_value=200)  # -4 fallow, -3 silo, -2 tower, -1 empty, then card indexes
+_OWN2 = st.tuples(
+    st.integers(min_value=0, max_value=65535),
+    st.one_of(st.none(), st.lists(_CODE, min_size=1, max_size=6).map(sorted)),
+    st.sampled_from([None, False, True]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(_OWN2, st.tuples(st.integers(1, 10), st.integers(0, 65535), st.integers(0, 65535))), max_size=40)
+)
+def test_int_keys_of_the_per_farm_tables_tell_their_entries_apart(entries):
+    """The per-farm-state tables key their frequent entries by ints (``heuristic._fkey``, ``_own2_key``) instead
+    of tuples: distinct entries -- any kind, card, cell, flag or neighbour pattern -- get distinct keys, so a
+    packed key never returns another entry's value (the decisions stay the golden ones; the speed-up is
+    docs/profiling.md, "Eighteenth pass")."""
+    keys = {}
+    for entry in entries:
+        if isinstance(entry[1], int):
+            kind, a, b = entry
+            key = heuristic_module._fkey(kind, a, b)
+        else:
+            card, codes, flag = entry
+            key = heuristic_module._own2_key(card, codes, flag)
+        assert keys.setdefault(key, entry) == entry
+    with pytest.raises(AssertionError):
+        heuristic_module._fkey(1, 65536, 0)  # a card or cell past 16 bits is refused, never wrapped

@@ -39,7 +39,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -105,6 +105,49 @@ _VALUE_CAP = 512  # projected values by resulting farm (acts that are not local,
 _EVAL_CAP = 4096  # values of (farm, action) by the lookahead
 _FARM_CAP = 64  # per-farm-state tables of cheap estimates
 _CELL_CAP = 20_000  # harvest plan entries and resolved gains shared by projections (see _Projection)
+
+
+# Keys of the per-farm-state tables (``_fc``) for their most frequent entries: one int per (kind, a, b) -- a and
+# b below 2**16: card indexes, cells, small flags and ids -- instead of a tuple such as ("build", card, cell).
+# An int hashes at once and is not tracked by the cyclic garbage collector: a game's tables take ~5,000 keys per
+# bot, and the tuples' allocation, hashing and collections cost ~5% of the bot (docs/profiling.md, "Eighteenth
+# pass"). The kind is in the low 4 bits, so keys of different kinds never meet (the "own2" key of
+# ``_quick_build_now`` packs more above it); the tables' other keys (strings, tuples) are never equal to an int.
+_FK_BUILD: Final = 1
+_FK_OWN: Final = 2
+_FK_RANGE: Final = 3
+_FK_FLAT: Final = 4
+_FK_NBR: Final = 5
+_FK_GLOBAL: Final = 6
+_FK_TOWER: Final = 7
+_FK_SILO: Final = 8
+_FK_CARD: Final = 9
+_FK_SPLIT_OWN: Final = 10
+_FK_OWN2: Final = 11
+
+
+def _fkey(kind: int, a: int, b: int = 0) -> int:
+    """The int key of entry ``kind`` for ``(a, b)`` in a per-farm-state table (see ``_FK_BUILD``)."""
+    assert 0 <= a < 65536 and 0 <= b < 65536, (kind, a, b)
+    return (a << 20) | (b << 4) | kind
+
+
+def _own2_key(card: int, codes: list[int] | None, in_range: bool | None) -> int:
+    """The int key of a card's own value by its neighbours' sorted codes (None: the card has no adjacency
+    ops) and its water range (see ``_quick_build_now``): each code + 8 is a base-2**16 digit above the card and
+    the flag. No digit is 0, so code lists of different lengths differ; None and [] (a cell without neighbours)
+    share a key, but a card has either no adjacency ops or always a list, and the card is in the key."""
+    pattern = 0
+    if codes is not None:
+        for code in codes:
+            assert -8 < code < 65528, code
+            pattern = (pattern << 16) | (code + 8)
+    return (((((pattern << 16) | card) << 2) | _flag(in_range)) << 4) | _FK_OWN2
+
+
+def _flag(x: bool | None) -> int:
+    """A ``bool | None`` as 0 (False), 1 (True) or 2 (None), for ``_fkey``."""
+    return 2 if x is None else int(x)
 
 
 def _farm_sig(f: Farm) -> tuple:
@@ -335,7 +378,7 @@ class HeuristicBot(Bot):
         ``_global_delta``. ``fc``: the farm state's table (``_fc``) to memoise in."""
         if fc is None:
             return self._quick_build_now(farm, card, cell, ctx, None)
-        key = ("build", card, cell)
+        key = _fkey(_FK_BUILD, card, cell)
         value = fc.get(key)
         if value is None:
             value = fc[key] = self._quick_build_now(farm, card, cell, ctx, fc)
@@ -348,15 +391,15 @@ class HeuristicBot(Bot):
         rec = m.card[card]
         if fc is not None and not m.counting[card] and cell not in farm.equipment:
             # the card's own part does not depend on the cell, except for the water range
-            own = fc.get(("own", card))
+            own = fc.get(_fkey(_FK_OWN, card))
             if own is None:
-                own = fc[("own", card)] = self._own_value(farm, card, cell, ctx)
+                own = fc[_fkey(_FK_OWN, card)] = self._own_value(farm, card, cell, ctx)
             value, water = own
             in_range: bool | None = True
             if water:
-                in_range = fc.get(("range", cell))
+                in_range = fc.get(_fkey(_FK_RANGE, cell))
                 if in_range is None:
-                    in_range = fc[("range", cell)] = any(farm.tower_in_range(t, cell) for t in farm.tower_water)
+                    in_range = fc[_fkey(_FK_RANGE, cell)] = any(farm.tower_in_range(t, cell) for t in farm.tower_water)
                 if not in_range:
                     value = -0.5  # no tower in range: it would turn fallow at the harvest
             touchy = fc.get("touchy")
@@ -364,7 +407,7 @@ class HeuristicBot(Bot):
                 touchy = fc["touchy"] = self._touchy_cells(farm)
             if cell not in touchy:
                 # no neighbour scores anything here: before and after are 0.0, the same for every such cell
-                key = ("flat", card, in_range)
+                key = _fkey(_FK_FLAT, card, _flag(in_range))
                 flat = fc.get(key)
                 if flat is None:
                     flat = fc[key] = (
@@ -372,47 +415,46 @@ class HeuristicBot(Bot):
                     )
                 return flat
             before = self._neighbour_scores(farm, cell, ctx, fc)
-            after = fc.get(("nbr", cell, m.info[card]))
+            after = fc.get(_fkey(_FK_NBR, cell, m.info_id[card]))
             if after is None:
                 grid = farm.grid
                 grid[cell] = card
                 farm.occupied.append(cell)
                 try:
-                    after = self._neighbour_scores(farm, cell, ctx, fc, m.info[card])
+                    after = self._neighbour_scores(farm, cell, ctx, fc, m.info_id[card])
                 finally:
                     farm.occupied.pop()
                     grid[cell] = EMPTY
             return value + after - before - rec.coins * ctx.coin - rec.water * ctx.water - rec.food * ctx.food
         before = self._neighbour_scores(farm, cell, ctx, fc)
         grid = farm.grid
-        own_key = None
+        own_key: int | None = None
         if fc is not None and cell not in farm.equipment:
             # its counters see the same farm wherever it goes, except its neighbours: its own value depends
             # only on their cards (a fallow one counts as -4: it matches nothing and is not free) and,
             # for a thirsty harvest card, on the water range
-            pattern: list[int] | tuple[int, ...] | None = None
+            codes: list[int] | None = None
             if m.adjacent_ops[card]:
                 fallow = farm.fallow
-                pattern = []
+                codes = []
                 for n in farm.geometry.neighbours[cell]:
                     code = grid[n]
-                    pattern.append(code if code < 0 or n not in fallow else -4)
-                pattern.sort()
-                pattern = tuple(pattern)
+                    codes.append(code if code < 0 or n not in fallow else -4)
+                codes.sort()
             in_range = None
             if rec.kind == "harvest" and rec.h_water:
-                in_range = fc.get(("range", cell))
+                in_range = fc.get(_fkey(_FK_RANGE, cell))
                 if in_range is None:
-                    in_range = fc[("range", cell)] = any(farm.tower_in_range(t, cell) for t in farm.tower_water)
-            own_key = ("own2", card, pattern, in_range)
+                    in_range = fc[_fkey(_FK_RANGE, cell)] = any(farm.tower_in_range(t, cell) for t in farm.tower_water)
+            own_key = _own2_key(card, codes, in_range)
             value = fc.get(own_key)
             if value is not None:
-                after = fc.get(("nbr", cell, m.info[card]))
+                after = fc.get(_fkey(_FK_NBR, cell, m.info_id[card]))
                 if after is None:
                     grid[cell] = card
                     farm.occupied.append(cell)
                     try:
-                        after = self._neighbour_scores(farm, cell, ctx, fc, m.info[card])
+                        after = self._neighbour_scores(farm, cell, ctx, fc, m.info_id[card])
                     finally:
                         farm.occupied.pop()
                         grid[cell] = EMPTY
@@ -437,7 +479,7 @@ class HeuristicBot(Bot):
             if own_key is not None and fc is not None:  # (own_key is only set with a table)
                 fc[own_key] = value
             # the neighbours see only the card's (type, sub-type, ability kind)
-            after = self._neighbour_scores(farm, cell, ctx, fc, m.info[card])
+            after = self._neighbour_scores(farm, cell, ctx, fc, m.info_id[card])
         finally:
             farm.occupied.pop()
             grid[cell] = EMPTY
@@ -496,11 +538,12 @@ class HeuristicBot(Bot):
                 total += self._ops_value(farm, n, tile.effect, ctx, vp_only=True)
         return total
 
-    def _neighbour_scores(self, farm: Farm, cell: int, ctx: _Ctx, fc: dict | None = None, placed=None) -> float:
+    def _neighbour_scores(self, farm: Farm, cell: int, ctx: _Ctx, fc: dict | None = None, placed: int = 0) -> float:
         """Value of the abilities of the face-up locations next to ``cell`` (they may count it).
-        ``placed``: the info of the card temporarily on ``cell`` (None if the cell is as in ``fc``'s farm)."""
+        ``placed``: the info id (``_Model.info_id``) of the card temporarily on ``cell`` (0 if the cell is as in
+        ``fc``'s farm)."""
         if fc is not None:
-            key = ("nbr", cell, placed)
+            key = _fkey(_FK_NBR, cell, placed)
             value = fc.get(key)
             if value is None:
                 value = fc[key] = self._neighbour_scores(farm, cell, ctx)
@@ -519,7 +562,7 @@ class HeuristicBot(Bot):
         distinct sub-types); the same for every cell."""
         m: _Model = self._model
         if fc is not None:
-            key = ("global", cell, m.info[card])  # other cards see only the card's info
+            key = _fkey(_FK_GLOBAL, cell, m.info_id[card])  # other cards see only the card's info
             value = fc.get(key)
             if value is None:
                 value = fc[key] = self._global_delta(farm, card, cell, ctx)
@@ -541,7 +584,7 @@ class HeuristicBot(Bot):
         """Rank cells for a tower (water range over thirsty locations and free cells) or a silo
         (keep the cells next to cards free for adjacency scorers)."""
         if fc is not None:
-            key = (kind, cell)
+            key = _fkey(_FK_TOWER if kind == "tower" else _FK_SILO, cell)
             value = fc.get(key)
             if value is None:
                 value = fc[key] = self._quick_structure_now(farm, kind, cell, fc)
@@ -993,14 +1036,15 @@ class HeuristicBot(Bot):
                 if cells_in is not None and arg not in cells_in:
                     continue
                 if flat_ok and arg not in touchy_cells and arg not in equipment:
-                    own = fc.get(("own", card))
+                    own = fc.get(_fkey(_FK_OWN, card))
                     if own is None:
-                        own = fc[("own", card)] = self._own_value(farm, card, arg, ctx)
+                        own = fc[_fkey(_FK_OWN, card)] = self._own_value(farm, card, arg, ctx)
                     in_range: bool | None = True
                     if own[1]:
-                        in_range = fc.get(("range", arg))
+                        range_key = _fkey(_FK_RANGE, arg)
+                        in_range = fc.get(range_key)
                         if in_range is None:
-                            in_range = fc[("range", arg)] = any(farm.tower_in_range(t, arg) for t in farm.tower_water)
+                            in_range = fc[range_key] = any(farm.tower_in_range(t, arg) for t in farm.tower_water)
                     value = flats.get(in_range)
                     if value is None:
                         value = flats[in_range] = self._quick_build(farm, card, arg, ctx, fc)
@@ -1155,7 +1199,7 @@ class HeuristicBot(Bot):
         beyond coins and water range)."""
         if fc is None:
             fc = self._fc(farm, ctx)
-        key = ("card", card, cells)
+        key = _fkey(_FK_CARD, card, cells)
         value = fc.get(key)
         if value is not None:
             return value
@@ -1224,7 +1268,7 @@ class HeuristicBot(Bot):
         """The draw split's cheaper design value (``split_own``): the card's own value (``_own_value``: printed
         VP and its ability, with a tower in range) at ``cell``, minus its build cost; not what it adds to its
         neighbours' or farm-wide abilities, no water range or affordability check."""
-        key = ("split_own", card, cell)
+        key = _fkey(_FK_SPLIT_OWN, card, cell)
         value = fc.get(key)
         if value is None:
             m: _Model = self._model

@@ -93,6 +93,11 @@ class _Model:
         self.locs: list[LocationCard] = cards.locations
         self.tiles: list[Equipment] = cards.equipment
         self.info: list[tuple] = [(c.pile, c.subtype, c.ability_kind) for c in self.locs]  # as Game._info / Farm.info
+        # each card's info as a small int (1 + its index among the distinct infos; 0 is "no card"): the bot's
+        # per-farm-state tables key what other cards see of a card by it (heuristic._fkey)
+        assert len(self.locs) < 65536, "the bot's table keys hold a card index in 16 bits (heuristic._fkey)"
+        ids: dict[tuple, int] = {}
+        self.info_id: list[int] = [ids.setdefault(info, len(ids) + 1) for info in self.info]
         self.card: list[_Card] = [_Card(c) for c in self.locs]  # the same records, compiled
         self.global_ops: list[bool] = []  # ability uses farm-wide counters (farm / distinct_subtypes)
         self.adjacent_ops: list[bool] = []  # ability uses adjacency counters
