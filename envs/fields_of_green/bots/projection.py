@@ -16,6 +16,11 @@ from .. import scoring
 from ..farm import EMPTY, Farm
 from .model import _Model, _reach_sets
 
+# One step of a harvest plan: (cell, coins, water, food it costs, food it gains, its ops). The harvest loop
+# unpacks each step through this type, natively when compiled (docs/profiling.md, "Eighteenth pass"); the
+# plans hold the steps as plain tuples, so a step put aside for the second pass is the same object, not a copy.
+_Step = tuple[int, int, int, int, int, Any]
+
 if TYPE_CHECKING:
     from .heuristic import HeuristicBot
 
@@ -53,6 +58,20 @@ def trade_value(trade: dict, ctx: _Ctx, coins: int, food: int) -> float:
     if pay.get("food"):
         times = min(times, food // pay["food"])
     return net * max(times, 0)
+
+
+def _run_of(plan: list[Any]) -> tuple[list[Any], int]:
+    """The harvest steps (``_Step``) of a sorted plan of items (-priority, cell, cost, ops, food gain), and how
+    many of them pay food."""
+    run: list[Any] = []
+    consumers = 0
+    for entry in plan:
+        typed: tuple[float, int, tuple[int, int, int], Any, int] = entry  # unpacked natively when compiled
+        _, cell, (coins, water, food), ops, food_gain = typed
+        run.append((cell, coins, water, food, food_gain, ops))
+        if food:
+            consumers += 1
+    return run, consumers
 
 
 class _Projection:
@@ -110,7 +129,7 @@ class _Projection:
         self.same_plan = False  # the first epoch's plan is the decision farm's (kept in the template)
         self.plan: dict[int, tuple] = {}  # the order of later projected harvests reuses the first one's
         self.fx: dict[int, list | tuple] = {}  # cell -> its harvest ops resolved on the current epoch
-        self.order: tuple | None = None  # (sorted plan, consumers) of the current epoch
+        self.order: tuple[list[Any], int] | None = None  # (sorted plan, consumers) of the current epoch
         if tmpl is not None:
             # locations with a harvest ability, in farm order (fallow ones are skipped where used)
             self.hcells = tmpl["hcells"]
@@ -289,7 +308,7 @@ class _Projection:
             tmpl[cell] = (spec, ent, None)  # the plan item is added by make_plan
         return spec, ent
 
-    def make_plan(self) -> tuple[list, int]:
+    def make_plan(self) -> tuple[list[Any], int]:
         """The harvest order of the current epoch (the priorities are the first epoch's), and each
         location's resolved ops (``fx``)."""
         fallow = self.f.fallow
@@ -341,8 +360,7 @@ class _Projection:
                     tmpl[c] = (spec, ent, item)
             plan.append(item)
         plan.sort()
-        run = [(item[1], item[2][0], item[2][1], item[2][2], item[4], item[3]) for item in plan]
-        self.order = order = (run, sum(1 for item in plan if item[2][2]))
+        self.order = order = _run_of(plan)
         if self.same_plan and shared_only and tmpl is not None:
             tmpl["run"] = (order, dict(fxs), dict(memo))
         return order
@@ -353,7 +371,10 @@ class _Projection:
         producers first, consumers after; a producer whose food would overflow waits while food is there
         for consumers; then a second pass for what is left. (Coins, food and VP tokens are kept in locals
         and written back around the steps that read the farm.)"""
-        run, consumers = self.order or self.make_plan()
+        order = self.order
+        if order is None:
+            order = self.make_plan()
+        run, consumers = order
         if not run:
             return 0.0
         f = self.f
@@ -361,11 +382,12 @@ class _Projection:
         tins = self.tin
         tw = f.tower_water
         extra = 0.0
-        waiting = []
+        waiting: list[Any] = []
         cap = f.food_capacity
         f_coins, f_food, f_vp = f.coins, f.food, f.vp_tokens
         for step in run:
-            c, coins, water, food, food_gain, ops = step
+            typed: _Step = step
+            c, coins, water, food, food_gain, ops = typed
             if food_gain > food and consumers and f_food - food + food_gain > cap and f_food:
                 waiting.append(step)
                 continue
@@ -389,13 +411,15 @@ class _Projection:
             f_food -= food
             fx: Any = fxs[c]  # (a tuple of gains or a list of ops: see compute_fx)
             if fx.__class__ is tuple:
-                f_coins += fx[0]
-                f_vp += fx[1]
-                if fx[2]:
+                gains: tuple[int, int, int, int] = fx  # (coins, vp, food, water): unpacked natively
+                g_coins, g_vp, g_food, g_water = gains
+                f_coins += g_coins
+                f_vp += g_vp
+                if g_food:
                     room = cap - f_food
-                    f_food += room if room < fx[2] else fx[2]
-                if fx[3]:
-                    self.store_water(fx[3])
+                    f_food += room if room < g_food else g_food
+                if g_water:
+                    self.store_water(g_water)
             else:
                 f.coins, f.food, f.vp_tokens = f_coins, f_food, f_vp
                 extra += self.apply_ops(c, fx)
@@ -404,7 +428,8 @@ class _Projection:
             if food:
                 consumers -= 1
         for step in waiting:
-            c, coins, water, food, _, ops = step
+            typed = step
+            c, coins, water, food, _, ops = typed
             if f_coins < coins or f_food < food or (water and not self.pay_water(c, water)):
                 # FOG-HARVEST-5: unpaid -> fallow, equipment lost
                 f.fallow.add(c)
@@ -418,13 +443,15 @@ class _Projection:
                 self.entry(c)
                 fx = fxs[c]
             if fx.__class__ is tuple:
-                f_coins += fx[0]
-                f_vp += fx[1]
-                if fx[2]:
+                gains = fx
+                g_coins, g_vp, g_food, g_water = gains
+                f_coins += g_coins
+                f_vp += g_vp
+                if g_food:
                     room = cap - f_food
-                    f_food += room if room < fx[2] else fx[2]
-                if fx[3]:
-                    self.store_water(fx[3])
+                    f_food += room if room < g_food else g_food
+                if g_water:
+                    self.store_water(g_water)
             else:
                 f.coins, f.food, f.vp_tokens = f_coins, f_food, f_vp
                 extra += self.apply_ops(c, fx)
@@ -454,7 +481,9 @@ class _Projection:
     def apply_ops(self, cell: int, fx: list) -> float:
         f = self.f
         extra = 0.0
-        for coins, vp, food, water, op in fx:
+        for entry in fx:
+            typed: tuple[int, int, int, int, Any] = entry  # (see compute_fx): unpacked natively
+            coins, vp, food, water, op = typed
             if op is None:
                 f.coins += coins
                 f.vp_tokens += vp
