@@ -258,6 +258,7 @@ def test_model_card_records_and_harvest_costs_equal_the_card_set():
             harvest.food,
         ), card.name
         assert rec.effect == (card.ability.effect if card.ability else ()), card.name
+        assert model.design[code] == card.design, card.name  # the pick groups a hand's copies by it
         farm = game.farms[0].clone()
         cell = next(iter(sorted(farm.frontier)))
         farm.grid[cell] = code

@@ -1048,13 +1048,13 @@ class HeuristicBot(Bot):
                     value = flats.get(in_range)
                     if value is None:
                         value = flats[in_range] = self._quick_build(farm, card, arg, ctx, fc)
-                    builds.append((value, a))
+                    builds.append((-value, a))
                 else:
-                    builds.append((self._quick_build(farm, card, arg, ctx, fc), a))
+                    builds.append((-self._quick_build(farm, card, arg, ctx, fc), a))
             elif kind == "tower":
-                towers.append((self._quick_structure(farm, "tower", arg, fc), a))
+                towers.append((-self._quick_structure(farm, "tower", arg, fc), a))
             elif kind == "silo":
-                silos.append((self._quick_structure(farm, "silo", arg, fc), a))
+                silos.append((-self._quick_structure(farm, "silo", arg, fc), a))
             else:
                 others.append(a)
         if self.w.market_sales:
@@ -1064,7 +1064,7 @@ class HeuristicBot(Bot):
             others = [a for a in others if a not in dropped]
         chosen = []
         for group, n in ((builds, build_cells), (towers, self.w.structure_cells), (silos, self.w.structure_cells)):
-            group.sort(key=lambda t: (-t[0], t[1]))
+            group.sort()  # (-estimate, action): best first, the lowest action among equals
             chosen.append([a for _, a in group[:n]])
         return others, chosen[0], chosen[1], chosen[2]
 
@@ -1083,11 +1083,13 @@ class HeuristicBot(Bot):
     def _decide_act(self, game, legal):
         return self._best_act(game, game.current_player, legal)[0]
 
-    def _decide_pick(self, game, legal):
+    def _decide_pick(self, game: Game, legal: list[int]) -> int:
         """Evaluate the best action reachable with each card (build at the best cells, or any of the
         card-independent actions), then take the best card; among equals, deny the card the player
         receiving the hand values most."""
         p = game.current_player
+        assert p is not None  # (a decision has a seat; typed, the loop below reads the game natively)
+        m: _Model = self._model
         source = game.display if game.two_player else game.hands[p]
         layout = game.layout
         decoded = _decoded(layout)
@@ -1095,11 +1097,11 @@ class HeuristicBot(Bot):
         alternative = None  # best value of actions that do not depend on the card
         seen: dict[int, float] = {}
         sid = self._sid(game.farms[p])  # picking does not change the farm
-        reuse = None  # a hypothetical clone whose act is local: the next card only swaps its pick
+        reuse: Game | None = None  # a hypothetical clone whose act is local: the next card only swaps its pick
         for a in legal:
             slot = decoded[a][1]
             card = source[slot]
-            design = game.cards.locations[card].design
+            design = m.design[card]
             if design in seen:
                 results[a] = seen[design]
                 continue
@@ -1111,14 +1113,15 @@ class HeuristicBot(Bot):
                 g._legal = None
                 if _SETTINGS.VERIFY_CACHES:
                     fresh = self._hypothetical_act(game, p, a)
-                    assert fresh.legal_actions() == g.legal_actions()
+                    assert fresh is not None and fresh.legal_actions() == g.legal_actions()
                     assert self._eval_prefix(fresh, p) == self._eval_prefix(g, p)
             else:
-                g = self._hypothetical_act(game, p, a)
-                if g is None:  # the engine's frames changed: fall back to the cheap estimate
+                made = self._hypothetical_act(game, p, a)
+                if made is None:  # the engine's frames changed: fall back to the cheap estimate
                     ctx = self._ctx(game, p)
                     results[a] = seen[design] = self._quick_card(game.farms[p], card, ctx)
                     continue
+                g = made
             prefix = self._eval_prefix(g, p, sid)
             if prefix is not None and reuse is None and self._stock:
                 reuse = g
@@ -1153,7 +1156,7 @@ class HeuristicBot(Bot):
         return max(results, key=lambda a: (results[a], -a))
 
     @staticmethod
-    def _hypothetical_act(game, p: int, pick_action: int):
+    def _hypothetical_act(game: Game, p: int, pick_action: int) -> Game | None:
         """A clone where seat ``p`` has picked and must now choose its action with that card. With 2
         players the act follows the pick at once; with 3-4 players the other picks and the reveal
         come first, so the clone gets an ``("act", p)`` decision frame on top (engine internals:

@@ -99,6 +99,7 @@ class _Model:
         ids: dict[tuple, int] = {}
         self.info_id: list[int] = [ids.setdefault(info, len(ids) + 1) for info in self.info]
         self.card: list[_Card] = [_Card(c) for c in self.locs]  # the same records, compiled
+        self.design: list[int] = [c.design for c in self.locs]  # each card's design (its copies share it)
         self.global_ops: list[bool] = []  # ability uses farm-wide counters (farm / distinct_subtypes)
         self.adjacent_ops: list[bool] = []  # ability uses adjacency counters
         self.adjacent_max: list[int] = []  # how many more neighbours such an ability may reward
