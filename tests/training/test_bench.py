@@ -204,3 +204,23 @@ def test_the_report_says_which_modules_ran_compiled():
     assert _compiled_line({"a.b": True, "c": False}) == "- compiled with mypyc: a.b (the rest plain Python)"
     assert "none" in _compiled_line({"a.b": False})
     assert "not recorded" in _compiled_line(None)
+
+
+def test_env_share_target_counts_only_runs_of_the_configs_own_env_count():
+    """The heuristic config ships 8 batched envs: a 1-env run (PPO's own step dearer, so a lower share with the
+    same env) is shown in the PPO table but never meets the config's env-share target for it; among the runs
+    with the config's env count the fastest vector env counts (issue 13)."""
+    from farmgames.training.bench.report import _share_targets
+
+    def run(n, vec, share, shipped=8):
+        return {"role": "2p-heuristic", "game": "fields_of_green_v0", "config": "c.yaml", "n_envs": n,
+                "vec_env": vec, "env_share": share, "shipped_n_envs": shipped}  # fmt: skip
+
+    out: list = []
+    runs = [run(1, "dummy", 0.15), run(8, "dummy", 0.31), run(8, "batched", 0.29)]
+    _share_targets({"ppo": runs}, out, (("2p-heuristic", 0.20),))
+    (target,) = out
+    assert target["value"] == 0.29 and target["met"] is False and "(8 envs, batched)" in target["target"]
+    out = []
+    _share_targets({"ppo": [{**r, "shipped_n_envs": None} for r in runs]}, out, (("2p-heuristic", 0.20),))
+    assert out[0]["value"] == 0.15  # a report without the config's env count: every run, as before

@@ -255,6 +255,7 @@ def _ppo_row(
             "game": game,
             "opponents": settings["env"]["opponents"],
             "num_players": settings["env"]["num_players"],
+            "shipped_n_envs": settings.get("training", {}).get("n_envs"),  # the config's own env count (its target)
         }
     )
     return row
