@@ -10,14 +10,14 @@ plus a year-dependent bonus for coins that future builds can still spend. Cheap 
 prune the candidate cells and guide the draw split; small rule-based policies handle harvest order,
 water payment and storage, equipment and card-ability choices.
 
-Speed (docs/fields_of_green/bots.md, "Speed"): the bot makes exactly the choices of that plain description, faster.
-Results that depend only on a farm's contents are memoised in bounded LRU tables keyed by those
-contents: the value of each candidate act (so the act decision reuses what its pick evaluated), the
-projection, the cheap estimates per farm state. When an act provably touches nothing but the player's
-own farm before the next seat decides (``HeuristicBot._local_act``), it is done on a copy of that farm
-(``_direct_act``, the engine's steps with the bot's sub-policies) instead of a game clone, and the
-projection of that farm reuses what does not depend on the changed cell. ``VERIFY_CACHES = True``
-recomputes every memo hit and replays every such act on a full engine clone, asserting agreement;
+Speed (docs/fields_of_green/bots.md, "Speed"): the bot makes exactly the choices of that plain description,
+faster. Results that depend only on a farm's contents are memoised in bounded LRU tables keyed by those contents:
+the value of each candidate act (so the act decision reuses what its pick evaluated), the projection, the cheap
+estimates per farm state (their frequent keys packed into ints: ``_fkey``). When an act provably touches nothing
+but the player's own farm before the next seat decides (``HeuristicBot._local_act``), it is done on a copy of
+that farm (``_direct_act``, the engine's steps with the bot's sub-policies) instead of a game clone, and the
+projection of that farm reuses what does not depend on the changed cell. ``VERIFY_CACHES = True`` recomputes
+every memo hit and replays every such act on a full engine clone, asserting agreement;
 tests/fields_of_green/test_bots.py pins the decisions with recorded golden games.
 
 The rules come from the engine: years, turns, income and the action count from ``game.py``, gains and
@@ -29,7 +29,7 @@ card numbers the search reads as compiled records, with ``_Model.harvest_cost`` 
 them), checked against the card set and the engine by tests/fields_of_green/test_bot_fast_paths.py.
 
 The install compiles this module, ``projection`` and ``model`` with mypyc (``envs/_native.py``): the same
-decisions, ~2x less CPU (with the engine it calls, docs/profiling.md). So the annotations are checked at
+decisions, ~2.5x less CPU (with the engine it calls, docs/profiling.md). So the annotations are checked at
 run time there, a subclass or a spy must override methods (patching the class is not seen by compiled
 callers), and ``FARMGAMES_PURE_PYTHON=1`` runs the source.
 """
