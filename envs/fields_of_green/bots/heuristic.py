@@ -384,6 +384,22 @@ class HeuristicBot(Bot):
             value = fc[key] = self._quick_build_now(farm, card, cell, ctx, fc)
         return value
 
+    def _own_in(self, fc: dict, farm: Farm, card: int, cell: int, ctx: _Ctx) -> tuple[float, int]:
+        """``_own_value`` of a counter-free card, memoised in the farm state's table (the cell does not matter)."""
+        key = _fkey(_FK_OWN, card)
+        own = fc.get(key)
+        if own is None:
+            own = fc[key] = self._own_value(farm, card, cell, ctx)
+        return own
+
+    def _range_in(self, fc: dict, farm: Farm, cell: int) -> bool:
+        """Whether a tower has ``cell`` in range, memoised in the farm state's table (no tower is built meanwhile)."""
+        key = _fkey(_FK_RANGE, cell)
+        in_range = fc.get(key)
+        if in_range is None:
+            in_range = fc[key] = any(farm.tower_in_range(t, cell) for t in farm.tower_water)
+        return in_range
+
     def _quick_build_now(  # noqa: C901 - the bot's hottest path: its memo shortcuts stay inline
         self, farm: Farm, card: int, cell: int, ctx: _Ctx, fc: dict | None
     ) -> float:
@@ -391,15 +407,10 @@ class HeuristicBot(Bot):
         rec = m.card[card]
         if fc is not None and not m.counting[card] and cell not in farm.equipment:
             # the card's own part does not depend on the cell, except for the water range
-            own = fc.get(_fkey(_FK_OWN, card))
-            if own is None:
-                own = fc[_fkey(_FK_OWN, card)] = self._own_value(farm, card, cell, ctx)
-            value, water = own
+            value, water = self._own_in(fc, farm, card, cell, ctx)
             in_range: bool | None = True
             if water:
-                in_range = fc.get(_fkey(_FK_RANGE, cell))
-                if in_range is None:
-                    in_range = fc[_fkey(_FK_RANGE, cell)] = any(farm.tower_in_range(t, cell) for t in farm.tower_water)
+                in_range = self._range_in(fc, farm, cell)
                 if not in_range:
                     value = -0.5  # no tower in range: it would turn fallow at the harvest
             touchy = fc.get("touchy")
@@ -443,12 +454,10 @@ class HeuristicBot(Bot):
                 codes.sort()
             in_range = None
             if rec.kind == "harvest" and rec.h_water:
-                in_range = fc.get(_fkey(_FK_RANGE, cell))
-                if in_range is None:
-                    in_range = fc[_fkey(_FK_RANGE, cell)] = any(farm.tower_in_range(t, cell) for t in farm.tower_water)
+                in_range = self._range_in(fc, farm, cell)
             own_key = _own2_key(card, codes, in_range)
-            value = fc.get(own_key)
-            if value is not None:
+            known = fc.get(own_key)
+            if known is not None:
                 after = fc.get(_fkey(_FK_NBR, cell, m.info_id[card]))
                 if after is None:
                     grid[cell] = card
@@ -458,7 +467,7 @@ class HeuristicBot(Bot):
                     finally:
                         farm.occupied.pop()
                         grid[cell] = EMPTY
-                return value + after - before - rec.coins * ctx.coin - rec.water * ctx.water - rec.food * ctx.food
+                return known + after - before - rec.coins * ctx.coin - rec.water * ctx.water - rec.food * ctx.food
         grid[cell] = card
         farm.occupied.append(cell)
         try:
@@ -1036,15 +1045,10 @@ class HeuristicBot(Bot):
                 if cells_in is not None and arg not in cells_in:
                     continue
                 if flat_ok and arg not in touchy_cells and arg not in equipment:
-                    own = fc.get(_fkey(_FK_OWN, card))
-                    if own is None:
-                        own = fc[_fkey(_FK_OWN, card)] = self._own_value(farm, card, arg, ctx)
+                    own = self._own_in(fc, farm, card, arg, ctx)
                     in_range: bool | None = True
                     if own[1]:
-                        range_key = _fkey(_FK_RANGE, arg)
-                        in_range = fc.get(range_key)
-                        if in_range is None:
-                            in_range = fc[range_key] = any(farm.tower_in_range(t, arg) for t in farm.tower_water)
+                        in_range = self._range_in(fc, farm, arg)
                     value = flats.get(in_range)
                     if value is None:
                         value = flats[in_range] = self._quick_build(farm, card, arg, ctx, fc)
