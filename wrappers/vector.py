@@ -14,15 +14,16 @@ episodes (seeds, learner seats, opponents, rewards, final infos) are exactly tho
 ``seed, seed + 1, ...`` — ``tests/speed/test_vector.py`` plays both side by side and compares every
 observation, mask, reward and final info. What the batch does differently, for speed:
 
-* **Batch arrays, rows written in place.** Observations are one ``(N, observation_size)`` float32 array and the
-  masks one ``(N, num_actions)`` bool array; a learner step writes each game's row in place (with ``copy=True``
-  into a new observation array per step, handed out as it is, since every row is rewritten each step). The learner's
-  observation is filled by the game's own observer into one buffer per game (so the incremental refill only
-  redoes what changed since that game's last learner observation) and copied into the row in the single
-  env's flat order (its Dict keys sorted, as gymnasium's ``flatten`` orders them): one memcpy per run of
-  parts adjacent in both orders, no intermediate arrays (the single env builds a new flat array, a new mask
-  and an info dict per step). The mask row is one memcpy of the engine's cached 0/1 bytes where the game has
-  ``legal_mask_bytes()``, else cleared with one memcpy and set from its index array or its legal list.
+* **Batch arrays, built in one call.** Observations are one ``(N, observation_size)`` float32 array and the
+  masks one ``(N, num_actions)`` bool array. The learner's observation is filled by the game's own observer
+  into one buffer per game (so the incremental refill only redoes what changed since that game's last
+  learner observation); at the end of a step the byte ranges of every game's buffer, in the single env's
+  flat order (its Dict keys sorted, as gymnasium's ``flatten`` orders them; runs of parts adjacent in both
+  orders), are joined in C in one call into the new observation array (``copy=True``, handed out as it is;
+  the kept buffers of ``copy=False`` take one more memcpy): no Python statement per game or part. The
+  single env builds a new flat array, a new mask and an info dict per step. The mask row is one memcpy of
+  the engine's cached 0/1 bytes where the game has ``legal_mask_bytes()``, else cleared with one memcpy
+  and set from its index array or its legal list.
 * **A lean step, one loop over the games.** Each game in turn: the learner's action and its bot opponents'
   decisions (``needs_observation = False``, deciding from the engine state without the mask the plain
   loop builds for them) played through the raw env's ``step``, its next observation into its row.
@@ -41,11 +42,11 @@ observation, mask, reward and final info. What the batch does differently, for s
   one call of its ``act_batch(observations, masks)`` if it has one (e.g. one network forward pass for N
   games), else one ``act`` per game.
 
-``copy=True`` (default) hands out arrays that no later step writes into (the learner may keep them); with
-``copy=False`` the returned array is the batch's buffer itself and the next step overwrites it; ``copy=False,
-double_buffer=True`` alternates two buffers, so an array handed out stays valid through the next step (what
-SB3's rollout collection needs, and what :func:`SB3BatchedVecEnv` builds). Never write into a handed-out
-buffer. ``tests/wrappers/test_vector_batched.py`` compares these paths with the copying one.
+``copy=True`` (default, and the fastest) hands out arrays that no later step writes into (the learner may
+keep them; :func:`SB3BatchedVecEnv` builds this); with ``copy=False`` the returned array is the batch's buffer
+itself and the next step overwrites it; ``copy=False, double_buffer=True`` alternates two buffers, so an
+array handed out stays valid through the next step. Never write into a handed-out buffer.
+``tests/wrappers/test_vector_batched.py`` compares these paths with the copying one.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ from gymnasium.vector.utils import batch_space
 from farmgames.envs.adapters.base import as_index
 
 from .policies import BotPolicy
-from .single_agent import SingleAgentEnv, copy_runs
+from .single_agent import _JOIN, SingleAgentEnv, copy_runs
 
 __all__ = ["BatchedSingleAgentEnv", "SB3BatchedVecEnv", "copy_runs", "flat_plan"]
 
@@ -81,26 +82,29 @@ class _Game:
     """One game of the batch: its single env, the raw PettingZoo env under it, and the learner's observer
     buffer with the byte ranges that copy it into this game's row of a batch observation array."""
 
-    __slots__ = (
-        *("env", "raw", "observer", "buf", "to_new", "to_row", "size"),
-        "mask_row",
-    )
+    __slots__ = ("env", "raw", "observer", "buf", "flat_srcs", "size", "mask_row")
 
-    def __init__(self, env: SingleAgentEnv, mask_row: np.ndarray, runs: list, size: int, index: int):
+    def __init__(self, env: SingleAgentEnv, mask_row: np.ndarray, runs: list, size: int):
         self.env = env
         self.raw = env._aec.unwrapped
         # The learner's observation is filled by the env's own observer (so its incremental caches and
-        # perfect-recall memory are the env's) into a buffer of the batch's own, then copied into the row in
-        # the single env's flat order: one memcpy per run of parts that are adjacent in both orders (the
-        # observer writes at its layout's offsets and the flat order sorts the parts by name, so it cannot
-        # fill the row itself; tests/speed/test_vector.py checks the values step by step).
+        # perfect-recall memory are the env's) into a buffer of the batch's own; its byte ranges in the
+        # single env's flat order (runs of parts adjacent in both orders, sorted by destination) joined are
+        # this game's flat observation (the observer writes at its layout's offsets and the flat order sorts
+        # the parts by name, so it cannot fill a row itself; tests/speed/test_vector.py checks the values
+        # step by step). The batch joins every game's ranges in one call (BatchedSingleAgentEnv._collect).
         self.observer = self.raw.observer
         self.buf = self.observer.new_buffer()
         src = memoryview(self.buf.flat).cast("B")
-        self.to_new = [(d * 4, (d + n) * 4, src[s * 4 : (s + n) * 4]) for s, d, n in runs]  # see final()
+        covered = 0
+        for _, d, n in sorted(runs, key=lambda run: run[1]):  # the runs tile the flat observation
+            if d != covered:  # pragma: no cover - a layout out of step
+                raise RuntimeError(f"the flat layout is not covered by the observer's parts at float {covered}")
+            covered += n
+        if covered != size:  # pragma: no cover
+            raise RuntimeError(f"the observer's parts cover {covered} floats of the flat {size}")
+        self.flat_srcs = [src[s * 4 : (s + n) * 4] for s, _, n in sorted(runs, key=lambda run: run[1])]
         self.size = size
-        base = index * size * 4  # this game's row in a batch observation array (write)
-        self.to_row = [(base + start, base + stop, src) for start, stop, src in self.to_new]
         self.mask_row = memoryview(mask_row.view(np.uint8))
 
     def final(self) -> np.ndarray:
@@ -109,22 +113,16 @@ class _Game:
         decision (so the refill is incremental; the single env's own buffer last showed its previous
         game's end and would be rewritten entirely), then copied run by run."""
         self.observer.fill(self.raw.game, self.env.learner_seat, self.buf)
-        flat = np.empty(self.size, dtype=np.float32)
-        dst = memoryview(flat).cast("B")
-        for start, stop, src in self.to_new:
-            dst[start:stop] = src
-        return flat
+        return np.frombuffer(_JOIN(self.flat_srcs), dtype=np.float32)
 
-    def write(self, out: memoryview) -> None:
-        """The learner's observation and mask now into this game's rows: the observation into its row of the
-        batch observation array ``out`` (its bytes: a kept buffer, or with ``copy=True`` a new array), the mask
-        by the raw env itself (``write_action_mask``: the engine's cached 0/1 bytes in one memcpy where it has
-        them, else plain stores from its legal list)."""
+    def write(self) -> None:
+        """The learner's observation and mask now: the observation into this game's buffer (the batch copies
+        it into the game's row at the end of the step, with every other game's), the mask into its row of the
+        batch's masks by the raw env itself (``write_action_mask``: the engine's cached 0/1 bytes in one memcpy
+        where it has them, else plain stores from its legal list)."""
         raw = self.raw
         seat = self.env.learner_seat
         self.observer.fill(raw.game, seat, self.buf)
-        for start, stop, src in self.to_row:
-            out[start:stop] = src
         raw.write_action_mask(seat, self.mask_row)  # the raw env's one definition of a mask
 
 
@@ -159,19 +157,17 @@ class BatchedSingleAgentEnv(VectorEnv):
         self.spec = None
         size, actions = int(self.single_observation_space.shape[0]), int(self.single_action_space.n)
         self._num_actions = actions
-        # ``copy=True``: every reset and step writes all the rows of a new array and hands it out as it is (each
-        # game's row is written in every step: its next observation, or its next episode's first), one pass
-        # over the batch less than writing a kept buffer and copying it. ``double_buffer``: two kept buffers,
-        # alternated per step, so that an array handed out stays valid through the next step (what SB3's
-        # rollout collection needs: it stores the previous step's observations after the next step) without a
-        # copy of the whole batch per step.
+        # ``copy=True``: every reset and step joins all the games' observations into a new array and hands it
+        # out as it is (each game's row is new in every step: its next observation, or its next episode's
+        # first), the cheapest path (_collect). The kept buffers (``copy=False``; ``double_buffer``: two,
+        # alternated per step, so that an array handed out stays valid through the next step) take one more
+        # memcpy of the batch: for a caller that wants the same array object every step.
         self._size = size
         kept = 0 if self.copy else 1 + self.double_buffer
         self._obs_buffers = [np.zeros((self.num_envs, size), dtype=np.float32) for _ in range(kept)]
         self._buffer_bytes = [memoryview(b).cast("B") for b in self._obs_buffers]
         self._slot = 0
         self._obs = self._obs_buffers[0] if kept else np.zeros((self.num_envs, size), dtype=np.float32)
-        self._out_bytes = memoryview(self._obs).cast("B")  # the bytes of the array this step writes
         self._masks = np.zeros((self.num_envs, actions), dtype=bool)
         self._truncations = np.zeros(self.num_envs, dtype=bool)
         structured = first._aec.structured_observation_space(first.agents[0])
@@ -180,7 +176,9 @@ class BatchedSingleAgentEnv(VectorEnv):
             raise TypeError("the single env's flat observation is not its Dict parts in order")
         layout = first._aec.unwrapped.observer.layout
         runs = copy_runs([(e.name, e.start, e.stop) for e in layout.entries], self.plan)
-        self._games = [_Game(env, self._masks[i], runs, size, i) for i, env in enumerate(envs)]
+        self._games = [_Game(env, self._masks[i], runs, size) for i, env in enumerate(envs)]
+        # every game's flat observation ranges, game by game: joined, they are the batch observation array
+        self._flat_srcs = [src for g in self._games for src in g.flat_srcs]
         self._has_reset = False
         #: per game that ended in the last step: (its last observation, its final info), as in ``infos``
         self.final_infos: dict[int, tuple[np.ndarray, dict]] = {}
@@ -194,14 +192,12 @@ class BatchedSingleAgentEnv(VectorEnv):
             seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise ValueError(f"reset(seed=...) needs {self.num_envs} seeds, got {len(seeds)}")
-        self._flip()
-        out = self._out_bytes
         for g, s in zip(self._games, seeds, strict=True):
             g.env._start_episode(s, options)  # reset() without the single env's observation and info
-            g.write(out)
+            g.write()
         self._has_reset = True
         self.final_infos = {}
-        return self._out(), {}
+        return self._collect(), {}
 
     def step(self, actions):
         """One learner decision per game. A single loop over the games: each one's learner action, its bot
@@ -214,7 +210,6 @@ class BatchedSingleAgentEnv(VectorEnv):
             raise ValueError(f"step() needs {self.num_envs} actions, got shape {actions.shape}")
         if actions.dtype.kind not in "iu":  # as the single env: integers only, never rounded
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
-        self._flip()
         n_actions = self._num_actions
         rewards = [0.0] * self.num_envs
         terminations = [False] * self.num_envs
@@ -243,7 +238,7 @@ class BatchedSingleAgentEnv(VectorEnv):
                 terminations[i] = True
                 finished.append((i, self._final(g), {}))
             else:
-                g.write(self._out_bytes)
+                g.write()
         if waiting:
             self._play_policies(waiting, finished, rewards, terminations)
         infos: dict[str, Any] = {}
@@ -257,9 +252,9 @@ class BatchedSingleAgentEnv(VectorEnv):
             self.final_infos[i] = (final_obs, info)
             infos = self._add_info(infos, {"final_obs": final_obs, "final_info": info}, i)
             env._start_episode(None, None)  # reset() without the single env's observation and info
-            g.write(self._out_bytes)
+            g.write()
         return (
-            self._out(),
+            self._collect(),
             np.array(rewards, dtype=np.float64),
             np.array(terminations, dtype=bool),
             self._truncations.copy(),
@@ -295,18 +290,19 @@ class BatchedSingleAgentEnv(VectorEnv):
 
     # ------------------------------------------------------------------ internals
 
-    def _flip(self) -> None:
-        """The observation array this step writes: a new one with ``copy``, the other of the two kept ones
-        with ``double_buffer``."""
+    def _collect(self) -> np.ndarray:
+        """The batch observation array of this reset or step: every game's buffer ranges in the flat order,
+        game by game, joined in C in one call (no Python statement per game or run); with ``copy`` the joined
+        bytes are the new array, else they are copied into the kept buffer of this step (the other of the two
+        with ``double_buffer``)."""
+        joined = _JOIN(self._flat_srcs)
         if self.copy:
-            self._obs = np.empty((self.num_envs, self._size), dtype=np.float32)
-            self._out_bytes = memoryview(self._obs).cast("B")
-        elif self.double_buffer:
-            self._slot ^= 1
-            self._obs = self._obs_buffers[self._slot]
-            self._out_bytes = self._buffer_bytes[self._slot]
-
-    def _out(self) -> np.ndarray:
+            self._obs = np.frombuffer(joined, dtype=np.float32).reshape(self.num_envs, self._size)
+        else:
+            if self.double_buffer:
+                self._slot ^= 1
+                self._obs = self._obs_buffers[self._slot]
+            self._buffer_bytes[self._slot][:] = joined
         return self._obs  # with ``copy``, a new array per reset and step, nowhere else referenced
 
     def _final(self, g: _Game) -> np.ndarray:
@@ -368,7 +364,7 @@ class BatchedSingleAgentEnv(VectorEnv):
                         terminations[i] = True
                         finished.append((i, self._final(g), {}))
                     else:
-                        g.write(self._out_bytes)
+                        g.write()
 
 
 _SB3_CLASS: list[type] = []
@@ -377,14 +373,12 @@ _SB3_CLASS: list[type] = []
 def SB3BatchedVecEnv(batched: BatchedSingleAgentEnv | int, *args: Any, **kwargs: Any) -> Any:  # noqa: N802 - a class to its users
     """A :class:`BatchedSingleAgentEnv` (or the arguments to build one) as a stable-baselines3 ``VecEnv``.
     MaskablePPO reads masks with ``env_method("action_masks")``: answered with the batch's mask array at once.
-    Built here from arguments, the batch is double-buffered without copies (``copy=False,
-    double_buffer=True``): SB3 keeps each step's observations only until the step after. Episode ends
+    Built here from arguments, the batch hands out a new observation array per step (``copy=True``, its
+    cheapest path), which SB3 may keep as long as it likes. Episode ends
     carry what SB3's ``Monitor`` adds to a DummyVecEnv's infos (``info["episode"] = {"r", "l", "t"}``),
     ``terminal_observation`` and ``TimeLimit.truncated``, so SB3's logs and the training callbacks read
     the same keys as with DummyVecEnv. (A factory, so that importing this module does not import SB3.)"""
     if not isinstance(batched, BatchedSingleAgentEnv):
-        kwargs.setdefault("copy", False)
-        kwargs.setdefault("double_buffer", True)
         batched = BatchedSingleAgentEnv(batched, *args, **kwargs)
     if not _SB3_CLASS:
         _SB3_CLASS.append(_sb3_class())
