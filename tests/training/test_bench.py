@@ -165,8 +165,8 @@ def test_engine_split_fast_path_matches_the_rule():
 
 
 def test_game_targets_come_from_each_games_issue():
-    """Sunflower Valley (issue 9) and Key Harvest (issue 10): 4-player AEC >= 3x and engine games/s goals,
-    judged from the rows of a report (met and missed both reachable)."""
+    """Sunflower Valley (issue 9) and Key Harvest (issue 10): 4-player AEC >= 3x and engine games/s goals, and
+    issue 13's batched >= 2x, judged from the rows of a report (met and missed both reachable)."""
     from farmgames.training.bench.report import GAME_TARGETS, evaluate_targets
 
     def row(key, ratio=None, games=None):
@@ -185,6 +185,8 @@ def test_game_targets_come_from_each_games_issue():
             row("sunflower_valley_v0/engine/4p", games=999.0),
             row("key_harvest_v0/aec-env-4p", ratio=2.9),
             row("key_harvest_v0/engine/4p", games=201.0),
+            {"key": "key_harvest_v0/vec-batched-8x2p", "label": "b8", "ratio_to_versus": 2.05},
+            {"key": "key_harvest_v0/vec-batched-64x2p", "label": "b64", "ratio_to_versus": 1.8},
         ],
         "memory": [],
         "ppo": [],
@@ -195,6 +197,9 @@ def test_game_targets_come_from_each_games_issue():
     assert met["engine4_games:sunflower_valley_v0"] is False  # goal 1000
     assert met["aec_ratio:key_harvest_v0"] is False
     assert met["engine4_games:key_harvest_v0"] is True  # goal 200
+    # issue 13's batched goal (>= 2x SyncVectorEnv at N = 8 and 64) for every game whose run has the rows
+    assert met["vec8:key_harvest_v0"] is True and met["vec64:key_harvest_v0"] is False
+    assert "vec8:sunflower_valley_v0" not in met  # no rows, no verdict
 
 
 def test_the_report_says_which_modules_ran_compiled():

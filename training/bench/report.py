@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cases import LEGACY_PREFIX, game_prefix
+from .cases import LEGACY_PREFIX, VECTOR_SIZES, game_prefix
 
 TARGETS = (
     ("aec4_ratio", "4-player AEC random play with obs + mask vs connect_four_v3", ">= 3x"),
@@ -67,6 +67,18 @@ def _game_ratio_targets(report: dict, out: list) -> None:
                 f"{ratio:.2f}x" if ratio else "n/a",
                 None if ratio is None else ratio >= aec_goal,
             )
+        for n in VECTOR_SIZES:  # issue 13's batched goal holds for every game: its rows where the run has them
+            versus = rows.get(f"{pre}/vec-batched-{n}x{spec.min_players}p", {}).get("ratio_to_versus")
+            if versus is not None:
+                _add(
+                    out,
+                    f"vec{n}:{game}",
+                    f"batched env ({spec.title}), N = {n}, vs SyncVectorEnv over {n} single envs",
+                    ">= 2x",
+                    versus,
+                    f"{versus:.2f}x",
+                    versus >= 2.0,
+                )
         eng = rows.get(f"{game}/engine/4p", {}).get("games_per_s", {}).get("median")
         if engine_goal is not None and eng is not None:
             _add(
