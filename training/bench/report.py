@@ -73,7 +73,7 @@ def _game_ratio_targets(report: dict, out: list) -> None:
                 _add(
                     out,
                     f"vec{n}:{game}",
-                    f"batched env ({spec.title}), N = {n}, vs SyncVectorEnv over {n} single envs",
+                    f"batched env ({game}), N = {n}, vs SyncVectorEnv over {n} single envs",
                     ">= 2x",
                     versus,
                     f"{versus:.2f}x",
