@@ -105,6 +105,21 @@ def copy_runs(src_plan: list[tuple[str, int, int]], dst_plan: list[tuple[str, in
     return [(a, b, c) for a, b, c in runs]
 
 
+def flat_sources(flat: np.ndarray, runs: list[tuple[int, int, int]], size: int) -> list[memoryview]:
+    """The byte ranges of an observer buffer ``flat`` (float32) that, joined in this order, are the flat
+    observation of ``size`` floats: the ``runs`` of :func:`copy_runs` sorted by destination, checked to tile it."""
+    src = memoryview(flat).cast("B")
+    ordered = sorted(runs, key=lambda run: run[1])  # by destination
+    covered = 0
+    for _, d, n in ordered:
+        if d != covered:  # pragma: no cover - a layout out of step
+            raise RuntimeError(f"the flat layout is not covered by the observer's parts at float {covered}")
+        covered += n
+    if covered != size:  # pragma: no cover
+        raise RuntimeError(f"the observer's parts cover {covered} floats of the flat {size}")
+    return [src[s * 4 : (s + n) * 4] for s, _, n in ordered]
+
+
 def _number(name: str, value: Any) -> float:
     """A finite real number (an int or float, never a bool or a string), or ValueError naming it."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
@@ -485,16 +500,7 @@ class SingleAgentEnv(gymnasium.Env):
         (observer, buffer, [src bytes]). Out of line, as every comprehension of the per-step methods: in 3.11
         the locals a comprehension reads are cells, allocated on every call of the method that holds it."""
         buf = observer.new_buffer()
-        src = memoryview(buf.flat).cast("B")
-        runs = sorted(self._runs, key=lambda run: run[1])  # by destination
-        covered = 0
-        for _, d, n in runs:  # the runs tile the flat observation: joined, they are it
-            if d != covered:  # pragma: no cover - a layout out of step
-                raise RuntimeError(f"the flat layout is not covered by the observer's parts at float {covered}")
-            covered += n
-        if covered != self._flat_size:  # pragma: no cover
-            raise RuntimeError(f"the observer's parts cover {covered} floats of the flat {self._flat_size}")
-        return observer, buf, [src[s * 4 : (s + n) * 4] for s, _, n in runs]
+        return observer, buf, flat_sources(buf.flat, self._runs, self._flat_size)
 
     def _learner_obs(self) -> np.ndarray:
         if self._direct:

@@ -62,7 +62,7 @@ from gymnasium.vector.utils import batch_space
 from farmgames.envs.adapters.base import as_index
 
 from .policies import BotPolicy
-from .single_agent import _JOIN, SingleAgentEnv, copy_runs
+from .single_agent import _JOIN, SingleAgentEnv, copy_runs, flat_sources
 
 __all__ = ["BatchedSingleAgentEnv", "SB3BatchedVecEnv", "copy_runs", "flat_plan"]
 
@@ -95,15 +95,7 @@ class _Game:
         # step by step). The batch joins every game's ranges in one call (BatchedSingleAgentEnv._collect).
         self.observer = self.raw.observer
         self.buf = self.observer.new_buffer()
-        src = memoryview(self.buf.flat).cast("B")
-        covered = 0
-        for _, d, n in sorted(runs, key=lambda run: run[1]):  # the runs tile the flat observation
-            if d != covered:  # pragma: no cover - a layout out of step
-                raise RuntimeError(f"the flat layout is not covered by the observer's parts at float {covered}")
-            covered += n
-        if covered != size:  # pragma: no cover
-            raise RuntimeError(f"the observer's parts cover {covered} floats of the flat {size}")
-        self.flat_srcs = [src[s * 4 : (s + n) * 4] for s, _, n in sorted(runs, key=lambda run: run[1])]
+        self.flat_srcs = flat_sources(self.buf.flat, runs, size)
         self.size = size
         self.mask_row = memoryview(mask_row.view(np.uint8))
 
