@@ -39,7 +39,7 @@ def test_copy_runs_merge_parts_adjacent_in_both_layouts():
 
 @pytest.mark.parametrize("kwargs", GAMES, ids=lambda k: k["game"])
 def test_double_buffer_hands_out_what_the_copying_env_does_and_keeps_it_one_step(kwargs):
-    """``copy=False, double_buffer=True`` (what the SB3 adapter uses) against the default ``copy=True``: the
+    """``copy=False, double_buffer=True`` (kept buffers, one memcpy per step) against the default ``copy=True``: the
     same observations and masks every step, and the array of step t is still intact after step t + 1
     (SB3 stores it then) while the buffer of step t + 1 is a different one."""
     n = 3
