@@ -26,7 +26,7 @@ observation, mask, reward and final info. What the batch does differently, for s
   and set from its index array or its legal list.
 * **A lean step, one loop over the games.** Each game in turn: the learner's action and its bot opponents'
   decisions (``needs_observation = False``, deciding from the engine state without the mask the plain
-  loop builds for them) played through the raw env's ``step``, its next observation into its row.
+  loop builds for them) played through the raw env's ``step``, its next observation into its buffer.
   Per-step infos are empty (masks come from ``action_masks()``; final infos only for games that ended), so
   nothing is computed that nobody reads; a reset skips the single env's observation and
   info (``_start_episode``), a finished game's last observation is refilled incrementally in the game's
@@ -80,9 +80,9 @@ def flat_plan(structured_space: gymnasium.spaces.Dict) -> list[tuple[str, int, i
 
 class _Game:
     """One game of the batch: its single env, the raw PettingZoo env under it, and the learner's observer
-    buffer with the byte ranges that copy it into this game's row of a batch observation array."""
+    buffer with its byte ranges in the flat order (joined, this game's row of a batch observation array)."""
 
-    __slots__ = ("env", "raw", "observer", "buf", "flat_srcs", "size", "mask_row")
+    __slots__ = ("env", "raw", "observer", "buf", "flat_srcs", "mask_row")
 
     def __init__(self, env: SingleAgentEnv, mask_row: np.ndarray, runs: list, size: int):
         self.env = env
@@ -96,14 +96,13 @@ class _Game:
         self.observer = self.raw.observer
         self.buf = self.observer.new_buffer()
         self.flat_srcs = flat_sources(self.buf.flat, runs, size)
-        self.size = size
         self.mask_row = memoryview(mask_row.view(np.uint8))
 
     def final(self) -> np.ndarray:
         """The learner's last observation of a finished game in a new flat array (the single env's final
         observation): filled into this game's buffer, which last showed this game's previous learner
         decision (so the refill is incremental; the single env's own buffer last showed its previous
-        game's end and would be rewritten entirely), then copied run by run."""
+        game's end and would be rewritten entirely), its flat-order ranges joined."""
         self.observer.fill(self.raw.game, self.env.learner_seat, self.buf)
         return np.frombuffer(_JOIN(self.flat_srcs), dtype=np.float32)
 
@@ -194,7 +193,8 @@ class BatchedSingleAgentEnv(VectorEnv):
     def step(self, actions):
         """One learner decision per game. A single loop over the games: each one's learner action, its bot
         opponents' decisions (from the engine, no mask built for them) and its next observation written
-        into its row; games waiting for an observation-reading opponent are decided together afterwards."""
+        into its buffer (rows joined at the end); games waiting for an observation-reading opponent are
+        decided together afterwards."""
         if not self._has_reset:
             raise RuntimeError("step() called before reset()")
         actions = np.asarray(actions)
