@@ -33,6 +33,8 @@ A config has five sections; every key is optional and falls back to the defaults
       n_envs: 8
       vec_env: dummy              # dummy (one process), subproc (one process per env copy) or batched
                                   # (all copies in one process as one batch: farmgames.wrappers.vector)
+      vec_workers: 1              # batched only: > 1 splits the batch over that many worker processes
+                                  # (farmgames.wrappers.process_vector), for bot-bound steps on several cores
       torch_threads: 1
       checkpoint_every: 100000
       progress_bar: true
@@ -117,6 +119,7 @@ class PPOConfig:
 class TrainingConfig:
     n_envs: int = 8
     vec_env: str = "dummy"
+    vec_workers: int = 1
     torch_threads: int = 1
     checkpoint_every: int = 100_000
     progress_bar: bool = True
@@ -403,6 +406,10 @@ def _check_training(t: TrainingConfig, bad: Callable[[str, str], Any]) -> None:
         bad("training.n_envs", f"must be at least 1, got {t.n_envs}")
     if t.vec_env not in VEC_ENVS:
         bad("training.vec_env", f"must be one of {', '.join(VEC_ENVS)}, got {t.vec_env!r}")
+    if t.vec_workers < 1 or t.vec_workers > t.n_envs:
+        bad("training.vec_workers", f"must be from 1 to training.n_envs ({t.n_envs}), got {t.vec_workers}")
+    if t.vec_workers > 1 and t.vec_env != "batched":
+        bad("training.vec_workers", f"splits the batched env: needs training.vec_env: batched, got {t.vec_env!r}")
     if t.torch_threads < 1:
         bad("training.torch_threads", f"must be at least 1, got {t.torch_threads}")
     if t.checkpoint_every < 1:

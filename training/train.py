@@ -30,6 +30,7 @@ import sys
 import time
 from collections import deque
 from pathlib import Path
+from typing import Any
 
 from .checkpoint import architecture_of, read_safetensors, safe_path, save_safe_checkpoint
 from .config import Config, ConfigError, load_config
@@ -67,6 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--vec-env", choices=("dummy", "subproc", "batched"), default=None, help="override training.vec_env"
     )
+    parser.add_argument(
+        "--vec-workers", type=int, default=None, help="override training.vec_workers (worker processes of batched)"
+    )
     parser.add_argument("--torch-threads", type=int, default=None, help="override training.torch_threads")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -84,6 +88,7 @@ def run(args) -> int:
         "init_from": args.init_from,
         "training.n_envs": args.n_envs,
         "training.vec_env": args.vec_env,
+        "training.vec_workers": args.vec_workers,
         "training.torch_threads": args.torch_threads,
     }
     if args.no_progress:
@@ -158,17 +163,25 @@ class _EnvFactory:
         return SingleAgentEnv(**self.kwargs)
 
 
-def make_batched_vec_env(kwargs: dict, n_envs: int, seed: int):
+def make_batched_vec_env(kwargs: dict, n_envs: int, seed: int, workers: int = 1):
     """``training.vec_env: batched``: the ``n_envs`` games as one in-process batch behind SB3's VecEnv
     (:func:`farmgames.wrappers.vector.SB3BatchedVecEnv`), seeded as ``make_vec_env`` seeds a DummyVecEnv
     (game ``i`` gets ``seed + i``, each action space too). Its episode-end infos carry what SB3's Monitor
     adds (``episode``) and ``terminal_observation``, so the logs and the callbacks read the same as with
-    ``dummy`` (tests/training/test_batched_training.py trains both on the same seed)."""
+    ``dummy`` (tests/training/test_batched_training.py trains both on the same seed). ``workers > 1``
+    (``training.vec_workers``): the same games split over that many processes
+    (:class:`farmgames.wrappers.process_vector.ProcessBatchedEnv`, forked like ``subproc``'s workers)."""
     from farmgames.wrappers.vector import BatchedSingleAgentEnv, SB3BatchedVecEnv
 
-    batched = BatchedSingleAgentEnv(n_envs, **kwargs)
-    for rank, env in enumerate(batched.envs):
-        env.action_space.seed(seed + rank)
+    batched: Any
+    if workers > 1:
+        from farmgames.wrappers.process_vector import ProcessBatchedEnv
+
+        batched = ProcessBatchedEnv(n_envs, workers=workers, start_method=_start_method(), **kwargs)
+    else:
+        batched = BatchedSingleAgentEnv(n_envs, **kwargs)
+    for rank in range(n_envs):
+        batched.map_envs("seed_action_space", [rank], seed + rank)
     vec_env = SB3BatchedVecEnv(batched)
     vec_env.seed(seed)
     return vec_env
@@ -471,9 +484,10 @@ def train(config: Config, trust: bool = False) -> dict:
         print(f"imitation: skipped, the weights come from init_from {config.init_from}", file=sys.stderr)
     timings = {}
     subproc = t.vec_env == "subproc" and t.n_envs > 1 and config.total_steps > 0
-    kwargs = env_kwargs(config, out_dir, torch_threads=1 if subproc else t.torch_threads, trust=trust)
+    workers = t.vec_workers if t.vec_env == "batched" and config.total_steps > 0 else 1
+    kwargs = env_kwargs(config, out_dir, torch_threads=1 if subproc or workers > 1 else t.torch_threads, trust=trust)
     if t.vec_env == "batched":
-        vec_env = make_batched_vec_env(kwargs, t.n_envs, config.seed)
+        vec_env = make_batched_vec_env(kwargs, t.n_envs, config.seed, workers)
     else:
         vec_env = make_vec_env(
             _EnvFactory(kwargs),
@@ -539,6 +553,7 @@ def train(config: Config, trust: bool = False) -> dict:
         "learning_curve": str(png) if png else None,
         "n_envs": t.n_envs,
         "vec_env": t.vec_env,
+        "vec_workers": t.vec_workers,
         "torch_threads": t.torch_threads,
         "eval_opponents": base if isinstance(base, list) else [base],
         "interrupted": interrupted,

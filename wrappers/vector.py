@@ -51,7 +51,7 @@ array handed out stays valid through the next step. Never write into a handed-ou
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium
@@ -64,7 +64,7 @@ from farmgames.envs.adapters.base import as_index
 from .policies import BotPolicy
 from .single_agent import _JOIN, SingleAgentEnv, copy_runs, flat_sources
 
-__all__ = ["BatchedSingleAgentEnv", "SB3BatchedVecEnv", "copy_runs", "flat_plan"]
+__all__ = ["BatchedSingleAgentEnv", "SB3BatchedVecEnv", "check_num_envs", "copy_runs", "flat_plan"]
 
 
 def flat_plan(structured_space: gymnasium.spaces.Dict) -> list[tuple[str, int, int]]:
@@ -76,6 +76,13 @@ def flat_plan(structured_space: gymnasium.spaces.Dict) -> list[tuple[str, int, i
         out.append((name, start, start + size))
         start += size
     return out
+
+
+def check_num_envs(num_envs: Any) -> int:
+    """``num_envs`` as an int, or ``ValueError`` naming it (a positive integer, not a bool)."""
+    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+    return int(num_envs)
 
 
 class _Game:
@@ -117,6 +124,37 @@ class _Game:
         raw.write_action_mask(seat, self.mask_row)  # the raw env's one definition of a mask
 
 
+# What ``map_envs`` applies to a single env (module level, so that a worker process finds them by name).
+def _get(env: SingleAgentEnv, name: str) -> Any:
+    return getattr(env, name)
+
+
+def _set(env: SingleAgentEnv, name: str, value: Any) -> None:
+    setattr(env, name, value)
+
+
+def _call(env: SingleAgentEnv, name: str, args: tuple, kwargs: dict) -> Any:
+    value = getattr(env, name)
+    return value(*args, **kwargs) if callable(value) else value
+
+
+def _is_instance(env: SingleAgentEnv, cls: type) -> bool:
+    return isinstance(env, cls)
+
+
+def _seed_action_space(env: SingleAgentEnv, seed: int) -> None:
+    env.action_space.seed(seed)
+
+
+_APPLY: dict[str, Callable[..., Any]] = {
+    "get": _get,
+    "set": _set,
+    "call": _call,
+    "isinstance": _is_instance,
+    "seed_action_space": _seed_action_space,
+}
+
+
 class BatchedSingleAgentEnv(VectorEnv):
     """``num_envs`` :class:`SingleAgentEnv` games (same keywords) stepped as one batch (see module doc)."""
 
@@ -131,9 +169,7 @@ class BatchedSingleAgentEnv(VectorEnv):
         double_buffer: bool = False,
         **env_kwargs: Any,
     ):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        self.num_envs = int(num_envs)
+        self.num_envs = check_num_envs(num_envs)
         self.copy = bool(copy)
         self.double_buffer = bool(double_buffer) and not self.copy
         envs = [SingleAgentEnv(game=game, **env_kwargs) for _ in range(self.num_envs)]
@@ -265,11 +301,7 @@ class BatchedSingleAgentEnv(VectorEnv):
             env.close()
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple:
-        out = []
-        for env in self.envs:
-            value = getattr(env, name)
-            out.append(value(*args, **kwargs) if callable(value) else value)
-        return tuple(out)
+        return tuple(self.map_envs("call", range(self.num_envs), name, args, kwargs))
 
     def get_attr(self, name: str) -> tuple:
         return tuple(getattr(env, name) for env in self.envs)
@@ -279,6 +311,19 @@ class BatchedSingleAgentEnv(VectorEnv):
             values = [values] * self.num_envs
         for env, value in zip(self.envs, values, strict=True):
             setattr(env, name, value)
+
+    def map_envs(self, what: str, indices: Sequence[int], *args: Any) -> list:
+        """``what`` applied to the single envs ``indices`` with ``args``: ``get`` (an attribute), ``set`` (one
+        value), ``call`` (name, args, kwargs: a method's result, or the attribute), ``isinstance`` (a class),
+        ``seed_action_space`` (a seed). The SB3 adapter's one way in, shared with
+        :class:`~farmgames.wrappers.process_vector.ProcessBatchedEnv` (whose envs live in its workers)."""
+        fn = _APPLY.get(what)
+        if fn is None:
+            raise ValueError(f"map_envs: what must be one of {sorted(_APPLY)}, got {what!r}")
+        if what == "call" and args[:1] == ("action_masks",) and not any(args[1:]):
+            # the batch keeps the masks (a single env's own mask is that of its last own step, not the batch's)
+            return [self._masks[int(i)].copy() for i in indices]
+        return [fn(self.envs[int(i)], *args) for i in indices]
 
     # ------------------------------------------------------------------ internals
 
@@ -362,16 +407,19 @@ class BatchedSingleAgentEnv(VectorEnv):
 _SB3_CLASS: list[type] = []
 
 
-def SB3BatchedVecEnv(batched: BatchedSingleAgentEnv | int, *args: Any, **kwargs: Any) -> Any:  # noqa: N802 - a class to its users
-    """A :class:`BatchedSingleAgentEnv` (or the arguments to build one) as a stable-baselines3 ``VecEnv``.
+def SB3BatchedVecEnv(batched: VectorEnv | int, *args: Any, **kwargs: Any) -> Any:  # noqa: N802 - a class to its users
+    """A :class:`BatchedSingleAgentEnv` (or the arguments to build one), or a
+    :class:`~farmgames.wrappers.process_vector.ProcessBatchedEnv`, as a stable-baselines3 ``VecEnv``.
     MaskablePPO reads masks with ``env_method("action_masks")``: answered with the batch's mask array at once.
     Built here from arguments, the batch hands out a new observation array per step (``copy=True``, its
     cheapest path), which SB3 may keep as long as it likes. Episode ends
     carry what SB3's ``Monitor`` adds to a DummyVecEnv's infos (``info["episode"] = {"r", "l", "t"}``),
     ``terminal_observation`` and ``TimeLimit.truncated``, so SB3's logs and the training callbacks read
     the same keys as with DummyVecEnv. (A factory, so that importing this module does not import SB3.)"""
-    if not isinstance(batched, BatchedSingleAgentEnv):
+    if not isinstance(batched, VectorEnv):
         batched = BatchedSingleAgentEnv(batched, *args, **kwargs)
+    elif not hasattr(batched, "map_envs"):
+        raise TypeError(f"SB3BatchedVecEnv takes a BatchedSingleAgentEnv or a ProcessBatchedEnv, got {type(batched)}")
     if not _SB3_CLASS:
         _SB3_CLASS.append(_sb3_class())
     return _SB3_CLASS[0](batched)
@@ -384,9 +432,10 @@ def _sb3_class() -> type:
     from stable_baselines3.common.vec_env import VecEnv
 
     class BatchedVecEnv(VecEnv):
-        """SB3's VecEnv over a :class:`BatchedSingleAgentEnv` (same-step autoreset, as SB3 expects)."""
+        """SB3's VecEnv over a :class:`BatchedSingleAgentEnv` or a ``ProcessBatchedEnv`` (same-step autoreset,
+        as SB3 expects); the single envs are reached through the batch's ``map_envs``."""
 
-        def __init__(self, batched: BatchedSingleAgentEnv):
+        def __init__(self, batched: Any):
             self.batched = batched
             super().__init__(batched.num_envs, batched.single_observation_space, batched.single_action_space)
             self._actions: Any = None
@@ -434,26 +483,25 @@ def _sb3_class() -> type:
             self.batched.close()
 
         def get_attr(self, attr_name, indices=None):
-            return [getattr(self.batched.envs[i], attr_name) for i in self._get_indices(indices)]
+            return self.batched.map_envs("get", list(self._get_indices(indices)), attr_name)
 
         def set_attr(self, attr_name, value, indices=None):
             for i in self._get_indices(indices):
-                setattr(self.batched.envs[i], attr_name, value)
+                self.batched.map_envs("set", [i], attr_name, value)
 
         def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
             if method_name == "action_masks" and indices is None and not method_args and not method_kwargs:
                 return self.batched.action_masks()  # one (N, A) array: np.stack copies it once
-            return [
-                getattr(self.batched.envs[i], method_name)(*method_args, **method_kwargs)
-                for i in self._get_indices(indices)
-            ]
+            indices = list(self._get_indices(indices))
+            return self.batched.map_envs("call", indices, method_name, method_args, method_kwargs)
 
         def env_is_wrapped(self, wrapper_class, indices=None):
             # the episode infos are Monitor's (see SB3BatchedVecEnv): SB3's evaluate_policy may read them
-            monitored = wrapper_class is Monitor
-            return [monitored or isinstance(self.batched.envs[i], wrapper_class) for i in self._get_indices(indices)]
+            if wrapper_class is Monitor:
+                return [True for _ in self._get_indices(indices)]
+            return self.batched.map_envs("isinstance", list(self._get_indices(indices)), wrapper_class)
 
         def get_images(self):
-            return [env.render() for env in self.batched.envs]
+            return list(self.batched.render())
 
     return BatchedVecEnv

@@ -40,16 +40,18 @@ def runs(tmp_path_factory):
     cfg = tmp / "cfg.yaml"
     cfg.write_text(SMOKE.read_text().replace("enabled: true", "enabled: false"))
     out = {}
-    for kind in ("dummy", "batched"):
+    for name, kind, workers in (("dummy", "dummy", "1"), ("batched", "batched", "1"), ("procs", "batched", "2")):
         code = main(
             [
                 "train",
                 "--config",
                 str(cfg),
                 "--out",
-                str(tmp / kind),
+                str(tmp / name),
                 "--vec-env",
                 kind,
+                "--vec-workers",
+                workers,
                 "--total-steps",
                 "640",
                 "--seed",
@@ -58,7 +60,7 @@ def runs(tmp_path_factory):
             ]
         )
         assert code == 0
-        out[kind] = tmp / kind
+        out[name] = tmp / name
     return out
 
 
@@ -66,6 +68,17 @@ def test_batched_is_an_allowed_vec_env(tmp_path):
     assert load_config(SMOKE, {"training.vec_env": "batched"}).training.vec_env == "batched"
     with pytest.raises(ConfigError, match="batched"):
         load_config(SMOKE, {"training.vec_env": "threads"})
+
+
+def test_vec_workers_is_checked():
+    config = load_config(SMOKE, {"training.vec_env": "batched", "training.vec_workers": 2})
+    assert config.training.vec_workers == 2
+    with pytest.raises(ConfigError, match=r"training\.vec_workers.*needs training\.vec_env: batched, got 'dummy'"):
+        load_config(SMOKE, {"training.vec_env": "dummy", "training.vec_workers": 2})
+    with pytest.raises(ConfigError, match=r"training\.vec_workers.*from 1 to training\.n_envs \(2\), got 3"):
+        load_config(SMOKE, {"training.vec_env": "batched", "training.vec_workers": 3})
+    with pytest.raises(ConfigError, match=r"training\.vec_workers.*got 0"):
+        load_config(SMOKE, {"training.vec_env": "batched", "training.vec_workers": 0})
 
 
 def test_batched_training_logs_the_same_episodes_as_dummy(runs):
@@ -90,10 +103,21 @@ def test_batched_training_logs_the_same_episodes_as_dummy(runs):
 
 def test_batched_training_learns_the_same_weights_as_dummy(runs):
     wa, _ = read_safetensors(runs["dummy"] / "final.safetensors")
-    wb, _ = read_safetensors(runs["batched"] / "final.safetensors")
-    assert wa.keys() == wb.keys()
-    for name in wa:
-        np.testing.assert_array_equal(wa[name], wb[name], err_msg=name)
+    for other in ("batched", "procs"):  # procs: the batch split over 2 worker processes (training.vec_workers)
+        wb, _ = read_safetensors(runs[other] / "final.safetensors")
+        assert wa.keys() == wb.keys()
+        for name in wa:
+            np.testing.assert_array_equal(wa[name], wb[name], err_msg=f"{other}: {name}")
+
+
+def test_batched_training_over_worker_processes_logs_the_same_as_dummy(runs):
+    import json
+
+    a = json.loads((runs["dummy"] / "summary.json").read_text())
+    b = json.loads((runs["procs"] / "summary.json").read_text())
+    assert b["vec_workers"] == 2 and b["vec_env"] == "batched"
+    for key in ("steps", "episodes", "episodes_in_window", "win_rate", "margin_mean"):
+        assert a[key] == b[key], key
 
 
 def test_batched_training_with_self_play_runs(tmp_path):

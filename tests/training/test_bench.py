@@ -7,6 +7,7 @@ command runs, writes JSON and markdown of the documented shape, and measures eve
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -97,10 +98,10 @@ def test_smoke_measures_the_env_share_of_maskable_ppo(smoke_report):
     assert row["torch_threads"] == 1
 
 
-@pytest.mark.parametrize("vec_env", ["batched", "subproc"])
+@pytest.mark.parametrize("vec_env", ["batched", "subproc", "batched-procs"])
 def test_env_share_with_each_vector_env(vec_env):
-    """The full mode's env-share runs with the batched env and with SubprocVecEnv (the heuristic config ships
-    subproc): the child trains, counts every learner step and times the env part of the wall time."""
+    """The full mode's env-share runs with the batched env (in process and split over worker processes) and
+    with SubprocVecEnv: the child trains, counts every learner step and times the env part of the wall time."""
     pytest.importorskip("sb3_contrib")
     from farmgames.training.bench.measure import ppo_settings, run_child
 
@@ -117,6 +118,7 @@ def test_env_share_with_each_vector_env(vec_env):
     }
     row = run_child("ppo_child", spec)
     assert row["vec_env"] == vec_env and row["n_envs"] == 2
+    assert row["vec_workers"] == (min(2, len(os.sched_getaffinity(0))) if vec_env == "batched-procs" else 1)
     assert row["learner_steps"] == row["n_steps"] * 2 >= 64
     assert 0.0 < row["env_share"] <= row["env_share_with_masks"] < 1.0
     assert 0.0 < row["env_step_s"] < row["wall_s"]

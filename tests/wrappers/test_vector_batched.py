@@ -147,3 +147,23 @@ def test_sb3_adapter_episode_infos_equal_monitor_over_dummy_vec_env(kwargs):
             for key in ("learner_won", "learner_score", "learner_margin"):
                 assert info[key] == info_ref[key], key
     assert episodes >= 3, "too few episodes ended: play longer"
+
+
+@pytest.mark.parametrize("kwargs", GAMES, ids=lambda k: k["game"])
+def test_masks_asked_through_the_games_are_the_batchs(kwargs):
+    """``call("action_masks")`` and the SB3 adapter's ``env_method("action_masks", indices=...)`` answer with the
+    batch's masks: a single env inside the batch does not observe for itself, so its own mask would be that of
+    its last own step (the batch's reset and steps bypass it)."""
+    pytest.importorskip("stable_baselines3")
+    batch = BatchedSingleAgentEnv(3, **kwargs)
+    vec = SB3BatchedVecEnv(batch)
+    vec.seed(0)
+    vec.reset()
+    rng = random.Random(0)
+    for _ in range(40):
+        masks = batch.action_masks()
+        np.testing.assert_array_equal(np.stack(batch.call("action_masks")), masks)
+        np.testing.assert_array_equal(np.stack(vec.env_method("action_masks", indices=[2, 0])), masks[[2, 0]])
+        vec.step_async(np.array([_legal(m, rng) for m in masks]))
+        vec.step_wait()
+    vec.close()

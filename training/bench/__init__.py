@@ -78,7 +78,7 @@ MODES: dict[str, dict[str, Any]] = {
         "memory_envs": (1, 2),
         "ppo_steps": 64,
         "memory_steps": 20,
-        "ppo_runs": (("main", 1, "dummy"), ("main", 2, "batched")),
+        "ppo_runs": (("main", 1, "dummy"), ("main", 2, "batched"), ("main", 2, "batched-procs")),
     },
     "quick": {
         "warmup": 0.2,
@@ -87,7 +87,12 @@ MODES: dict[str, dict[str, Any]] = {
         "memory_envs": (1, 64),
         "ppo_steps": 2048,
         "memory_steps": None,
-        "ppo_runs": (("main", 1, "dummy"), ("main", "config", "batched"), ("2p-heuristic", "config", "batched")),
+        "ppo_runs": (
+            ("main", 1, "dummy"),
+            ("main", "config", "batched"),
+            ("2p-heuristic", "config", "batched"),
+            ("2p-heuristic", "config", "batched-procs"),
+        ),
     },
     "full": {
         "warmup": 1.0,
@@ -96,8 +101,8 @@ MODES: dict[str, dict[str, Any]] = {
         "memory_envs": (1, 64),
         "ppo_steps": 2048,
         "memory_steps": None,
-        # (config role, env count: 1 or the config's n_envs, vector env: dummy, batched or subproc -- the
-        # heuristic config ships subproc: its workers run the bot beside the learner)
+        # (config role, env count: 1 or the config's n_envs, vector env: dummy, batched, batched-procs (the batch
+        # split over one worker process per core, training.vec_workers) or subproc (SB3's SubprocVecEnv))
         "ppo_runs": (
             ("main", 1, "dummy"),
             ("main", "config", "dummy"),
@@ -106,8 +111,11 @@ MODES: dict[str, dict[str, Any]] = {
             ("2p-heuristic", "config", "dummy"),
             ("2p-heuristic", "config", "batched"),
             ("2p-heuristic", "config", "subproc"),
+            ("2p-heuristic", "config", "batched-procs"),
             ("4p-heuristic", 1, "dummy"),
             ("4p-heuristic", "config", "batched"),
+            ("4p-heuristic", "config", "subproc"),
+            ("4p-heuristic", "config", "batched-procs"),
         ),
     },
 }

@@ -431,6 +431,20 @@ def _timed_batched(kwargs: dict, n_envs: int, clock: dict):
     return VecMonitor(_timed_vec(SB3BatchedVecEnv(n_envs, **kwargs), n_envs, clock))
 
 
+def _timed_procs(kwargs: dict, n_envs: int, clock: dict):
+    """The batched env split over worker processes (``training.vec_workers``: one per usable core, at most
+    ``n_envs``; forked, as ``farmgames train`` starts them) as an SB3 VecEnv, timed as ``_timed_batched``."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from farmgames.training.train import _start_method
+    from farmgames.wrappers.process_vector import ProcessBatchedEnv, default_workers
+    from farmgames.wrappers.vector import SB3BatchedVecEnv
+
+    batched = ProcessBatchedEnv(n_envs, workers=min(default_workers(), n_envs), start_method=_start_method(), **kwargs)
+    clock["vec_workers"] = batched.workers
+    return VecMonitor(_timed_vec(SB3BatchedVecEnv(batched), n_envs, clock))
+
+
 def _timed_subproc(kwargs: dict, n_envs: int, clock: dict):
     """SB3's SubprocVecEnv of ``n_envs`` single envs (``training.vec_env: subproc``, forked as ``farmgames train``
     forks them), each with its Monitor in the worker; the main process's time from sending the actions to
@@ -510,6 +524,8 @@ def ppo_child(arg: str) -> None:
     n_envs = spec["n_envs"]
     if spec.get("vec_env") == "batched":
         venv = _timed_batched(kwargs, n_envs, clock)
+    elif spec.get("vec_env") == "batched-procs":
+        venv = _timed_procs(kwargs, n_envs, clock)
     elif spec.get("vec_env") == "subproc":
         venv = _timed_subproc(kwargs, n_envs, clock)  # (the Monitors are in the workers)
     else:
@@ -540,6 +556,7 @@ def ppo_child(arg: str) -> None:
         verbose=0,
     )
     model.set_logger(Logger(folder=None, output_formats=[]))  # SB3's default makes a /tmp/SB3-<time> folder a run
+    workers = clock.pop("vec_workers", 1)
     for key in clock:
         clock[key] = 0
     t0 = time.perf_counter()
@@ -551,6 +568,7 @@ def ppo_child(arg: str) -> None:
             {
                 "n_envs": n_envs,
                 "vec_env": spec.get("vec_env", "dummy"),
+                "vec_workers": workers,
                 "n_steps": n_steps,
                 "learner_steps": clock["steps"],
                 "wall_s": wall,

@@ -27,8 +27,8 @@ RATIO_TARGETS = (
     ("vec64", "vec-batched-64x2p", "batched env, N = 64, vs SyncVectorEnv over 64 single envs", 2.0, "versus"),
 )
 # env share of MaskablePPO wall time per shipped config role: (role, goal); among the runs with the config's own
-# env count (``shipped_n_envs``) the best vector env counts (dummy, batched or, in full mode for the heuristic
-# config, subproc: the time the learner waits for its workers). A run with another env count is not the config:
+# env count (``shipped_n_envs``) the best vector env counts (dummy, batched, batched-procs or, in full mode,
+# subproc: the time the learner waits for its workers). A run with another env count is not the config:
 # 1 env makes PPO's own step dearer, so its env share is lower without the env being any faster.
 SHARE_TARGETS = (("main", 0.08), ("2p-heuristic", 0.20))
 TARGET_GAME = "fields_of_green_v0"  # the targets of the single-game release are Fields of Green v0's
@@ -149,7 +149,9 @@ def _ratio_targets(rows: dict, pre: str, out: list) -> None:
 
 
 def _run_name(p: dict) -> str:
-    return f"{p.get('n_envs', '?')} env{'s' if p.get('n_envs') != 1 else ''}, {p.get('vec_env', 'dummy')}"
+    workers = p.get("vec_workers", 1)
+    procs = f" ({workers} workers)" if p.get("vec_env") == "batched-procs" else ""
+    return f"{p.get('n_envs', '?')} env{'s' if p.get('n_envs') != 1 else ''}, {p.get('vec_env', 'dummy')}{procs}"
 
 
 def _share_targets(report: dict, out: list, roles: tuple, key: str | None = None) -> None:
@@ -293,6 +295,7 @@ def ppo_table(report: dict) -> tuple[list[str], list[list[str]]]:
         "run",
         "learner steps",
         "wall (s)",
+        "steps/s",
         "env step+reset",
         "+ action_masks",
         "env share",
@@ -305,7 +308,7 @@ def ppo_table(report: dict) -> tuple[list[str], list[list[str]]]:
             name += f"; {p.get('game', TARGET_GAME)}, {p['num_players']} players vs {p['opponents']}"
         config = f"`{p.get('config')}`"
         if "error" in p:
-            rows.append([config, name, "skipped: " + p["error"], "", "", "", "", ""])
+            rows.append([config, name, "skipped: " + p["error"], "", "", "", "", "", ""])
             continue
         env_s = p["env_step_s"] + p["env_reset_s"]
         rows.append(
@@ -314,6 +317,7 @@ def ppo_table(report: dict) -> tuple[list[str], list[list[str]]]:
                 name,
                 str(p["learner_steps"]),
                 f"{p['wall_s']:.1f}",
+                f"{p['learner_steps'] / p['wall_s']:,.0f}" if p["wall_s"] else "—",
                 f"{env_s:.2f} s",
                 f"{p['action_masks_s']:.2f} s",
                 f"{p['env_share'] * 100:.1f}%",

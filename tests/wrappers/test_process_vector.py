@@ -1,0 +1,209 @@
+"""ProcessBatchedEnv (wrappers/process_vector.py): the batched env split over worker processes plays exactly
+the games of the in-process BatchedSingleAgentEnv, refuses bad input without touching the games, and reports
+a failed worker instead of hanging."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from farmgames.wrappers.process_vector import ProcessBatchedEnv, _slices
+from farmgames.wrappers.vector import BatchedSingleAgentEnv
+
+KW = {"game": "fields_of_green_v0", "num_players": 2, "opponents": "random"}
+
+
+def _choose(masks: np.ndarray, rng: random.Random) -> np.ndarray:
+    return np.array([rng.choice(np.flatnonzero(row).tolist()) for row in masks], dtype=np.int64)
+
+
+def _same(x, y, where: str = "infos") -> None:
+    """Equal nested infos (gymnasium's vector layout: dicts of arrays, object arrays of observations)."""
+    if isinstance(x, dict):
+        assert isinstance(y, dict) and x.keys() == y.keys(), where
+        for key in x:
+            _same(x[key], y[key], f"{where}[{key!r}]")
+    elif isinstance(x, np.ndarray) and x.dtype == object:
+        assert isinstance(y, np.ndarray) and x.shape == y.shape, where
+        for i, (u, v) in enumerate(zip(x, y, strict=True)):
+            _same(u, v, f"{where}[{i}]")
+    else:
+        np.testing.assert_array_equal(x, y, err_msg=where)
+
+
+def _same_step(a: tuple, b: tuple) -> None:
+    for x, y in zip(a[:4], b[:4], strict=True):
+        np.testing.assert_array_equal(x, y)
+    _same(a[4], b[4])
+
+
+@pytest.fixture
+def procs():
+    made = []
+
+    def make(*args, **kwargs):
+        env = ProcessBatchedEnv(*args, **kwargs)
+        made.append(env)
+        return env
+
+    yield make
+    for env in made:
+        env.close()
+
+
+def test_slices_cover_every_game_once():
+    for n in range(1, 12):
+        for w in range(1, n + 1):
+            cuts = _slices(n, w)
+            assert len(cuts) == w and cuts[0][0] == 0 and cuts[-1][1] == n
+            assert all(a[1] == b[0] for a, b in zip(cuts, cuts[1:]))
+            sizes = [hi - lo for lo, hi in cuts]
+            assert max(sizes) - min(sizes) <= 1 and min(sizes) >= 1
+
+
+@pytest.mark.parametrize(("n", "workers", "opponents"), [(4, 2, "random"), (5, 2, "random"), (3, 3, "heuristic")])
+def test_the_same_games_as_the_in_process_batch(procs, n, workers, opponents):
+    """Step for step (episodes ending and restarting included): observations, masks, rewards, terminations,
+    truncations, final observations and final infos."""
+    kw = {**KW, "opponents": opponents}
+    here = BatchedSingleAgentEnv(n, **kw)
+    there = procs(n, workers=workers, **kw)
+    assert there.single_observation_space == here.single_observation_space
+    assert there.single_action_space == here.single_action_space
+    a, b = here.reset(seed=11), there.reset(seed=11)
+    np.testing.assert_array_equal(a[0], b[0])
+    rng = random.Random(0)
+    ended = 0
+    for _ in range(160 if opponents == "random" else 60):
+        masks = here.action_masks()
+        np.testing.assert_array_equal(masks, there.action_masks())
+        actions = _choose(masks, rng)
+        out_a, out_b = here.step(actions), there.step(actions)
+        _same_step(out_a, out_b)
+        assert here.final_infos.keys() == there.final_infos.keys()
+        for i in here.final_infos:
+            np.testing.assert_array_equal(here.final_infos[i][0], there.final_infos[i][0])
+            _same(here.final_infos[i][1], there.final_infos[i][1])
+        ended += len(there.final_infos)
+    if opponents == "random":
+        assert ended > 0, "no game ended: step longer"
+    here.close()
+
+
+def test_an_illegal_action_takes_the_single_envs_path(procs):
+    here, there = BatchedSingleAgentEnv(2, **KW), procs(2, workers=2, **KW)
+    here.reset(seed=1), there.reset(seed=1)
+    bad = np.flatnonzero(~here.action_masks()[0])[0]
+    actions = np.array([bad, np.flatnonzero(here.action_masks()[1])[0]])
+    _same_step(here.step(actions), there.step(actions))
+    assert there.final_infos[0][1]["illegal_action"] is True
+    here.close()
+
+
+def test_bad_arguments_name_the_field(procs):
+    with pytest.raises(ValueError, match="workers must be an integer from 1 to num_envs \\(2\\), got 3"):
+        ProcessBatchedEnv(2, workers=3, **KW)
+    with pytest.raises(ValueError, match="workers .* got True"):
+        ProcessBatchedEnv(2, workers=True, **KW)
+    with pytest.raises(ValueError, match="num_envs must be a positive integer, got 0"):
+        ProcessBatchedEnv(0, **KW)
+    with pytest.raises(ValueError, match="'copy' is not a keyword"):
+        ProcessBatchedEnv(2, copy=False, **KW)
+    with pytest.raises(ValueError, match="start_method must be one of"):
+        ProcessBatchedEnv(2, start_method="threads", **KW)
+    with pytest.raises(ValueError, match="keyword 'resolver' .* cannot be sent to a worker"):
+        ProcessBatchedEnv(2, workers=2, start_method="spawn", resolver=lambda spec: spec, **KW)
+    with pytest.raises(ValueError, match="num_players"):  # the single env's own check, in the parent
+        ProcessBatchedEnv(2, **{**KW, "num_players": 9})
+
+
+def test_a_rejected_step_leaves_every_game_as_it_was(procs):
+    here, there = BatchedSingleAgentEnv(3, **KW), procs(3, workers=2, **KW)
+    with pytest.raises(RuntimeError, match="before reset"):
+        there.step(np.zeros(3, dtype=np.int64))
+    here.reset(seed=5), there.reset(seed=5)
+    for bad, message in (
+        (np.zeros(2, dtype=np.int64), "needs 3 actions"),
+        (np.zeros(3, dtype=np.float64), "must be integers"),
+        (np.full(3, 2**63, dtype=np.uint64), "must fit in int64"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            there.step(bad)
+    rng = random.Random(2)
+    for _ in range(5):
+        actions = _choose(here.action_masks(), rng)
+        _same_step(here.step(actions), there.step(actions))
+    here.close()
+
+
+def test_attributes_and_calls_reach_the_games_in_their_workers(procs):
+    env = procs(3, workers=2, **KW)
+    env.reset(seed=0)
+    assert env.get_attr("reward_scale") == (1.0, 1.0, 1.0)
+    env.set_attr("reward_scale", [1.0, 2.0, 3.0])
+    assert env.map_envs("get", [2, 0], "reward_scale") == [3.0, 1.0]
+    masks = env.call("action_masks")
+    np.testing.assert_array_equal(np.stack(masks), env.action_masks())
+    with pytest.raises(ValueError, match="what must be one of"):
+        env.map_envs("exec", [0])
+    with pytest.raises(IndexError, match="env index 3 out of range 0..2"):
+        env.map_envs("get", [3], "reward_scale")
+    # a failed call changed nothing: it raises, and the env goes on
+    with pytest.raises(RuntimeError, match="no_such_method"):
+        env.call("no_such_method")
+    env.step(_choose(env.action_masks(), random.Random(0)))
+
+
+def test_a_worker_that_dies_is_reported_and_the_env_stops(procs):
+    env = procs(4, workers=2, **KW)
+    env.reset(seed=0)
+    env._procs[1].kill()
+    env._procs[1].join()
+    with pytest.raises(RuntimeError, match="worker 1: ended unexpectedly"):
+        env.step(_choose(env.action_masks(), random.Random(0)))
+    with pytest.raises(RuntimeError, match="failed earlier"):
+        env.step(_choose(env.action_masks(), random.Random(0)))
+
+
+def test_close_ends_the_workers(procs):
+    env = procs(2, workers=2, **KW)
+    workers = list(env._procs)
+    env.close()
+    assert not any(p.is_alive() for p in workers)
+    with pytest.raises(RuntimeError, match="closed"):
+        env.reset(seed=0)
+
+
+def test_the_sb3_adapter_gives_the_same_transitions(procs):
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.monitor import Monitor
+
+    from farmgames.wrappers.single_agent import SingleAgentEnv
+    from farmgames.wrappers.vector import SB3BatchedVecEnv
+
+    a = SB3BatchedVecEnv(BatchedSingleAgentEnv(4, **KW))
+    b = SB3BatchedVecEnv(procs(4, workers=2, **KW))
+    a.seed(3), b.seed(3)
+    np.testing.assert_array_equal(a.reset(), b.reset())
+    assert b.env_is_wrapped(Monitor) == [True] * 4 and b.env_is_wrapped(SingleAgentEnv, indices=[1]) == [True]
+    assert b.get_attr("reward_scale", indices=[0, 3]) == [1.0, 1.0]
+    rng, ends = random.Random(1), 0
+    for _ in range(150):
+        masks = a.env_method("action_masks")
+        np.testing.assert_array_equal(masks, b.env_method("action_masks"))
+        actions = _choose(masks, rng)
+        a.step_async(actions), b.step_async(actions)
+        oa, ra, da, ia = a.step_wait()
+        ob, rb, db, ib = b.step_wait()
+        for x, y in ((oa, ob), (ra, rb), (da, db)):
+            np.testing.assert_array_equal(x, y)
+        for x, y in zip(ia, ib, strict=True):
+            assert x.keys() == y.keys()
+            if "terminal_observation" in x:
+                ends += 1
+                np.testing.assert_array_equal(x["terminal_observation"], y["terminal_observation"])
+                assert x["episode"]["r"] == y["episode"]["r"] and x["episode"]["l"] == y["episode"]["l"]
+    assert ends > 0
+    a.close()

@@ -1,0 +1,368 @@
+"""The batched env split over worker processes: every core steps its share of the games.
+
+    from farmgames.wrappers.process_vector import ProcessBatchedEnv
+    from farmgames.wrappers.vector import SB3BatchedVecEnv
+
+    envs = ProcessBatchedEnv(8, game="fields_of_green_v0", num_players=2, opponents="heuristic", workers=2)
+    obs, infos = envs.reset(seed=0)            # obs: (8, observation_size) float32, as BatchedSingleAgentEnv
+    obs, rewards, terminations, truncations, infos = envs.step(actions)
+    vec = SB3BatchedVecEnv(envs)               # for MaskablePPO: training.vec_workers in a config
+
+Why: against the heuristic bot most of a learner step is the bot's own decisions (docs/profiling.md), which
+the in-process :class:`~farmgames.wrappers.vector.BatchedSingleAgentEnv` plays on one core while the others
+idle. SB3's ``SubprocVecEnv`` uses every core but pays a pipe round trip per env and per call, pickles every
+observation and asks for the masks in a second round trip (it trained no faster here, issue 13). This env
+runs ``workers`` processes, each with one ``BatchedSingleAgentEnv`` over a contiguous slice of the games, and
+shares the observation, mask, action, reward and termination arrays with them (``multiprocessing``
+shared memory): a step is one short message to each worker and one reply (the finished games' final
+observations and infos, pickled, the rest in the shared arrays). Worth it where a step is dear (bot
+opponents); for cheap steps the messages cost more than a second core gives (``farmgames bench`` measures
+both).
+
+The games, their seeds and so their episodes are those of ``BatchedSingleAgentEnv(num_envs, ...)`` (game
+``i`` is reset with ``seed + i``), step for step: ``tests/wrappers/test_process_vector.py`` compares every
+observation, mask, reward, termination and final info. The returned arrays are new each step (the
+caller may keep them). A worker that fails raises ``RuntimeError`` with its traceback in the parent, and the
+env refuses further steps (its games' state is then unknown). ``close()`` ends the workers; the workers also
+end when the parent's end of their pipe closes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import pickle
+import traceback
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from .single_agent import SingleAgentEnv
+from .vector import _APPLY, BatchedSingleAgentEnv, check_num_envs
+
+__all__ = ["ProcessBatchedEnv", "default_workers"]
+
+
+def default_workers() -> int:
+    """The cores this process may use (its CPU affinity), at least 1."""
+    try:
+        import os
+
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - no affinity API (macOS)
+        return max(1, multiprocessing.cpu_count() or 1)
+
+
+def _slices(num_envs: int, workers: int) -> list[tuple[int, int]]:
+    """Contiguous ``[lo, hi)`` game ranges, as equal as possible (the first ones one game larger)."""
+    base, extra = divmod(num_envs, workers)
+    out, lo = [], 0
+    for w in range(workers):
+        hi = lo + base + (w < extra)
+        out.append((lo, hi))
+        lo = hi
+    return out
+
+
+def _worker(conn: Any, lo: int, hi: int, shared: tuple, game: str, env_kwargs: dict) -> None:
+    """A worker process: one ``BatchedSingleAgentEnv`` over games ``lo..hi-1`` of the parent's batch, its rows
+    written into the shared arrays after every reset and step; commands and the rare pickled results over
+    ``conn``."""
+    obs_raw, masks_raw, actions_raw, rewards_raw, terms_raw, num_envs, size, num_actions = shared
+    obs = np.frombuffer(obs_raw, dtype=np.float32).reshape(num_envs, size)[lo:hi]
+    masks = np.frombuffer(masks_raw, dtype=bool).reshape(num_envs, num_actions)[lo:hi]
+    actions = np.frombuffer(actions_raw, dtype=np.int64)[lo:hi]
+    rewards = np.frombuffer(rewards_raw, dtype=np.float64)[lo:hi]
+    terms = np.frombuffer(terms_raw, dtype=bool)[lo:hi]
+    batch = None
+    try:
+        batch = BatchedSingleAgentEnv(hi - lo, game, **env_kwargs)
+        conn.send(("ok", None))
+        while True:
+            try:
+                command, arg = conn.recv()
+            except EOFError:  # the parent is gone
+                break
+            try:
+                if command == "step":
+                    o, r, t, _, _ = batch.step(actions)
+                    obs[:] = o
+                    masks[:] = batch._masks
+                    rewards[:] = r
+                    terms[:] = t
+                    reply: Any = [(lo + i, final_obs, info) for i, (final_obs, info) in batch.final_infos.items()]
+                elif command == "reset":
+                    seeds, options = arg
+                    o, _ = batch.reset(seed=seeds, options=options)
+                    obs[:] = o
+                    masks[:] = batch._masks
+                    reply = None
+                elif command == "apply":
+                    what, indices, args = arg
+                    reply = batch.map_envs(what, [i - lo for i in indices], *args)
+                elif command == "close":
+                    conn.send(("ok", None))
+                    break
+                else:  # pragma: no cover - the parent sends only the commands above
+                    raise ValueError(f"unknown worker command {command!r}")
+            except Exception:
+                conn.send(("error", traceback.format_exc()))
+                continue
+            conn.send(("ok", reply))
+    except Exception:
+        try:
+            conn.send(("error", traceback.format_exc()))
+        except OSError:  # pragma: no cover - the parent is gone
+            pass
+    finally:
+        if batch is not None:
+            batch.close()
+        conn.close()
+
+
+class ProcessBatchedEnv(VectorEnv):
+    """``num_envs`` :class:`SingleAgentEnv` games (same keywords) stepped by ``workers`` processes, each a
+    :class:`BatchedSingleAgentEnv` over its share of the games (see module doc)."""
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}
+    copy = True  # (what the SB3 adapter reads: every array handed out is new)
+    double_buffer = False
+
+    def __init__(
+        self,
+        num_envs: int,
+        game: str = "fields_of_green",
+        *,
+        workers: int | None = None,
+        start_method: str | None = None,
+        **env_kwargs: Any,
+    ):
+        self.num_envs = check_num_envs(num_envs)
+        if workers is None:
+            workers = min(default_workers(), self.num_envs)
+        if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or not 1 <= workers <= num_envs:
+            raise ValueError(f"workers must be an integer from 1 to num_envs ({num_envs}), got {workers!r}")
+        methods = multiprocessing.get_all_start_methods()
+        if start_method is None:
+            start_method = "forkserver" if "forkserver" in methods else "spawn"
+        if start_method not in methods:
+            raise ValueError(f"start_method must be one of {methods}, got {start_method!r}")
+        for key in ("copy", "double_buffer"):
+            if key in env_kwargs:
+                raise ValueError(f"{key!r} is not a keyword of ProcessBatchedEnv (its arrays are always new)")
+        self.workers = int(workers)
+        if start_method != "fork":  # the keywords travel to the workers pickled: say which one cannot
+            for key, value in env_kwargs.items():
+                try:
+                    pickle.dumps(value)
+                except Exception as exc:  # noqa: BLE001 - any pickling failure
+                    raise ValueError(
+                        f"keyword {key!r} ({type(value).__name__}) cannot be sent to a worker process with "
+                        f"start_method {start_method!r} ({exc}); use start_method='fork' or a picklable value"
+                    ) from None
+        # the spaces and the env's name from one game built here (this also checks the keywords in the parent,
+        # with the single env's own errors, before any process starts)
+        probe = SingleAgentEnv(game=game, **env_kwargs)
+        self.single_observation_space: gymnasium.spaces.Box = probe.observation_space
+        self.single_action_space: gymnasium.spaces.Discrete = probe.action_space
+        self.metadata = {**type(self).metadata, "name": probe.metadata["name"]}
+        self.render_mode = probe.render_mode
+        probe.close()
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.spec = None
+        size, actions = int(self.single_observation_space.shape[0]), int(self.single_action_space.n)
+        ctx = multiprocessing.get_context(start_method)
+        n = self.num_envs
+        raws = (
+            ctx.RawArray("b", 4 * n * size),
+            ctx.RawArray("b", n * actions),
+            ctx.RawArray("b", 8 * n),
+            ctx.RawArray("b", 8 * n),
+            ctx.RawArray("b", n),
+        )
+        self._obs = np.frombuffer(raws[0], dtype=np.float32).reshape(n, size)
+        self._masks = np.frombuffer(raws[1], dtype=bool).reshape(n, actions)
+        self._actions = np.frombuffer(raws[2], dtype=np.int64)
+        self._rewards = np.frombuffer(raws[3], dtype=np.float64)
+        self._terms = np.frombuffer(raws[4], dtype=bool)
+        self._truncations = np.zeros(n, dtype=bool)
+        self._num_actions = actions
+        self._slices = _slices(n, self.workers)
+        self._conns: list[Any] = []
+        self._procs: list[Any] = []
+        self._broken: str | None = None
+        self._has_reset = False
+        self.closed = False
+        #: per game that ended in the last step: (its last observation, its final info), as in ``infos``
+        self.final_infos: dict[int, tuple[np.ndarray, dict]] = {}
+        shared = (*raws, n, size, actions)
+        try:
+            for lo, hi in self._slices:
+                parent, child = ctx.Pipe()
+                proc = ctx.Process(
+                    target=_worker, args=(child, lo, hi, shared, game, env_kwargs), daemon=True, name=f"farmgames-{lo}"
+                )
+                proc.start()
+                child.close()
+                self._conns.append(parent)
+                self._procs.append(proc)
+            for w, conn in enumerate(self._conns):  # every worker built its games
+                try:
+                    status, payload = conn.recv()
+                except (EOFError, OSError) as exc:
+                    status, payload = "error", f"ended unexpectedly ({exc!r})"
+                if status != "ok":
+                    raise RuntimeError(f"a ProcessBatchedEnv worker failed to start:\nworker {w}: {payload}")
+        except BaseException:
+            self._terminate()
+            raise
+
+    # ------------------------------------------------------------------ gymnasium VectorEnv API
+
+    def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict | None = None):
+        if seed is None or isinstance(seed, (int, np.integer)):
+            seeds = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"reset(seed=...) needs {self.num_envs} seeds, got {len(seeds)}")
+        self._check_open()
+        self._exchange({w: ("reset", (seeds[lo:hi], options)) for w, (lo, hi) in enumerate(self._slices)})
+        self._has_reset = True
+        self.final_infos = {}
+        return self._obs.copy(), {}
+
+    def step(self, actions):
+        """One learner decision per game, every worker stepping its share at the same time."""
+        if not self._has_reset:
+            raise RuntimeError("step() called before reset()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,):
+            raise ValueError(f"step() needs {self.num_envs} actions, got shape {actions.shape}")
+        if actions.dtype.kind not in "iu":  # as the single env: integers only, never rounded
+            raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
+        if actions.dtype.kind == "u" and actions.size and int(actions.max()) > np.iinfo(np.int64).max:
+            raise ValueError(f"actions must fit in int64, got {int(actions.max())}")
+        self._check_open()
+        self._actions[:] = actions  # (values outside the action space take the single env's illegal-action path)
+        replies = self._exchange({w: ("step", None) for w in range(len(self._conns))})
+        finished = [item for reply in replies for item in reply]
+        infos: dict[str, Any] = {}
+        self.final_infos = {}
+        for i, final_obs, info in sorted(finished, key=lambda t: t[0]):
+            self.final_infos[i] = (final_obs, info)
+            infos = self._add_info(infos, {"final_obs": final_obs, "final_info": info}, i)
+        return self._obs.copy(), self._rewards.copy(), self._terms.copy(), self._truncations.copy(), infos
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions in every game, ``(num_envs, num_actions)`` bool (a new array)."""
+        return self._masks.copy()
+
+    def render(self):
+        return tuple(self.map_envs("call", range(self.num_envs), "render", (), {}))
+
+    def close_extras(self, **kwargs: Any) -> None:
+        if self._broken is None:
+            for conn in self._conns:
+                try:
+                    conn.send(("close", None))
+                except OSError:  # pragma: no cover - the worker is gone
+                    pass
+            for conn in self._conns:
+                try:
+                    conn.recv()
+                except (EOFError, OSError):  # pragma: no cover
+                    pass
+        self._terminate()
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple:
+        return tuple(self.map_envs("call", range(self.num_envs), name, args, kwargs))
+
+    def get_attr(self, name: str) -> tuple:
+        return tuple(self.map_envs("get", range(self.num_envs), name))
+
+    def set_attr(self, name: str, values: Any) -> None:
+        if not isinstance(values, (list, tuple)):
+            values = [values] * self.num_envs
+        if len(values) != self.num_envs:
+            raise ValueError(f"set_attr needs {self.num_envs} values, got {len(values)}")
+        for i, value in enumerate(values):
+            self.map_envs("set", [i], name, value)
+
+    # ------------------------------------------------------------------ shared with the SB3 adapter
+
+    def map_envs(self, what: str, indices: Sequence[int], *args: Any) -> list:
+        """``what`` (``get``, ``set``, ``call``, ``isinstance``, ``seed_action_space``) applied to the single
+        envs ``indices`` in their workers, with ``args`` (pickled); the results in the order of ``indices``."""
+        if what not in _APPLY:
+            raise ValueError(f"map_envs: what must be one of {sorted(_APPLY)}, got {what!r}")
+        indices = [int(i) for i in indices]
+        for i in indices:
+            if not 0 <= i < self.num_envs:
+                raise IndexError(f"env index {i} out of range 0..{self.num_envs - 1}")
+        self._check_open()
+        messages = {}
+        for w, (lo, hi) in enumerate(self._slices):
+            mine = [i for i in indices if lo <= i < hi]
+            if mine:
+                messages[w] = ("apply", (what, mine, args))
+        results: dict[int, Any] = {}
+        for w, reply in zip(messages, self._exchange(messages, breaks=False), strict=True):
+            lo, hi = self._slices[w]
+            results.update(zip([i for i in indices if lo <= i < hi], reply, strict=True))
+        return [results[i] for i in indices]
+
+    # ------------------------------------------------------------------ internals
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise RuntimeError("the env is closed")
+        if self._broken is not None:
+            raise RuntimeError(f"a worker failed earlier; this env cannot step any more:\n{self._broken}")
+
+    def _exchange(self, messages: dict[int, tuple], breaks: bool = True) -> list:
+        """Send each worker its message, then take every reply in the workers' order (all of them before
+        raising, so no reply is left in a pipe). ``breaks``: a failure leaves the games in an unknown state (a
+        reset or step), so the env refuses to go on; a failed ``map_envs`` (say, a missing attribute) changed
+        nothing and only raises. A worker that is gone always breaks the env."""
+        errors: dict[int, str] = {}
+        for w, message in messages.items():
+            try:
+                self._conns[w].send(message)
+            except OSError as exc:
+                errors[w] = f"ended unexpectedly ({exc!r})"
+                breaks = True
+        replies = []
+        for w in messages:
+            if w in errors:
+                continue
+            try:
+                status, payload = self._conns[w].recv()
+            except (EOFError, OSError) as exc:
+                errors[w] = f"ended unexpectedly ({exc!r})"
+                breaks = True
+                continue
+            if status == "ok":
+                replies.append(payload)
+            else:
+                errors[w] = payload
+        if errors:
+            message = "\n".join(f"worker {w}: {errors[w]}" for w in sorted(errors))
+            if breaks:
+                self._broken = message
+            raise RuntimeError(f"a ProcessBatchedEnv worker failed:\n{message}")
+        return replies
+
+    def _terminate(self) -> None:
+        for conn in self._conns:
+            conn.close()
+        for proc in self._procs:
+            proc.join(timeout=5)
+            if proc.is_alive():  # pragma: no cover - a worker stuck in a step
+                proc.terminate()
+                proc.join(timeout=5)
+        self._conns, self._procs = [], []
