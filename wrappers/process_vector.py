@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import multiprocessing
 import pickle
+import signal
 import traceback
 from collections.abc import Sequence
 from typing import Any
@@ -71,6 +72,9 @@ def _worker(conn: Any, lo: int, hi: int, shared: tuple, game: str, env_kwargs: d
     """A worker process: one ``BatchedSingleAgentEnv`` over games ``lo..hi-1`` of the parent's batch, its rows
     written into the shared arrays after every reset and step; commands and the rare pickled results over
     ``conn``."""
+    # Ctrl-C goes to the whole process group: only the parent handles it (training saves its model and
+    # closes the env), a worker killed mid-step would turn it into a worker failure
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     obs_raw, masks_raw, actions_raw, rewards_raw, terms_raw, num_envs, size, num_actions = shared
     obs = np.frombuffer(obs_raw, dtype=np.float32).reshape(num_envs, size)[lo:hi]
     masks = np.frombuffer(masks_raw, dtype=bool).reshape(num_envs, num_actions)[lo:hi]
@@ -329,6 +333,13 @@ class ProcessBatchedEnv(VectorEnv):
         raising, so no reply is left in a pipe). ``breaks``: a failure leaves the games in an unknown state (a
         reset or step), so the env refuses to go on; a failed ``map_envs`` (say, a missing attribute) changed
         nothing and only raises. A worker that is gone always breaks the env."""
+        try:
+            return self._exchange_all(messages, breaks)
+        except KeyboardInterrupt:  # replies may be left in the pipes: this env cannot step any more
+            self._broken = "interrupted (KeyboardInterrupt) while the workers were busy"
+            raise
+
+    def _exchange_all(self, messages: dict[int, tuple], breaks: bool) -> list:
         errors: dict[int, str] = {}
         for w, message in messages.items():
             try:

@@ -207,3 +207,19 @@ def test_the_sb3_adapter_gives_the_same_transitions(procs):
                 assert x["episode"]["r"] == y["episode"]["r"] and x["episode"]["l"] == y["episode"]["l"]
     assert ends > 0
     a.close()
+
+
+def test_ctrl_c_is_the_parents_alone(procs):
+    """Ctrl-C reaches the whole process group: the workers ignore it, so training can catch it in the parent,
+    save its model and close the env (a worker killed mid-step would be a worker failure instead)."""
+    import os
+    import signal
+
+    env = procs(2, workers=2, **KW)
+    env.reset(seed=0)
+    for proc in env._procs:
+        os.kill(proc.pid, signal.SIGINT)
+    rng = random.Random(0)
+    for _ in range(3):
+        env.step(_choose(env.action_masks(), rng))
+    assert all(proc.is_alive() for proc in env._procs)
