@@ -231,3 +231,19 @@ def test_env_share_target_counts_only_runs_of_the_configs_own_env_count():
     out = []
     _share_targets({"ppo": [{**r, "shipped_n_envs": None} for r in runs]}, out, (("2p-heuristic", 0.20),))
     assert out[0]["value"] == 0.15  # a report without the config's env count: every run, as before
+
+
+def test_every_shipped_config_the_bench_measures_exists_and_plays_its_game():
+    """The PPO rows of each game use that game's own shipped configs (not the config defaults, whose wide
+    default network is not what anyone trains)."""
+    from pathlib import Path
+
+    from farmgames.envs import get_spec
+    from farmgames.training.config import load_config
+
+    root = Path(__file__).resolve().parents[2]
+    for game, roles in bench.SHIPPED_CONFIGS.items():
+        for role, candidates in roles.items():
+            path = root / candidates[0]
+            assert path.is_file(), (game, role, path)
+            assert get_spec(load_config(path).env.game).env_name == game, (game, role)

@@ -129,6 +129,16 @@ SHIPPED_CONFIGS: dict[str, dict[str, tuple[str, ...]]] = {
         "2p-heuristic": ("configs/fields_of_green/ppo_2p_vs_heuristic.yaml",),
         "4p-heuristic": ("configs/fields_of_green/ppo_4p_vs_heuristic.yaml",),
     },
+    "fields_of_green_v1": {"main": ("configs/fields_of_green/ppo_v1_2p_vs_random.yaml",)},
+    "key_harvest_v0": {
+        "main": ("configs/key_harvest/ppo_2p_vs_random.yaml",),
+        "2p-heuristic": ("configs/key_harvest/ppo_2p_vs_heuristic.yaml",),
+        "4p-heuristic": ("configs/key_harvest/ppo_4p_vs_heuristic.yaml",),
+    },
+    "sunflower_valley_v0": {
+        "main": ("configs/sunflower_valley/ppo_2p_vs_random.yaml",),
+        "2p-heuristic": ("configs/sunflower_valley/ppo_2p_vs_heuristic.yaml",),
+    },
 }
 
 
