@@ -42,7 +42,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from .single_agent import SingleAgentEnv
-from .vector import _APPLY, BatchedSingleAgentEnv, check_num_envs
+from .vector import _APPLY, BatchedSingleAgentEnv, check_actions, check_num_envs, reset_seeds
 
 __all__ = ["ProcessBatchedEnv", "default_workers"]
 
@@ -228,12 +228,7 @@ class ProcessBatchedEnv(VectorEnv):
     # ------------------------------------------------------------------ gymnasium VectorEnv API
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict | None = None):
-        if seed is None or isinstance(seed, (int, np.integer)):
-            seeds = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != self.num_envs:
-                raise ValueError(f"reset(seed=...) needs {self.num_envs} seeds, got {len(seeds)}")
+        seeds = reset_seeds(seed, self.num_envs)
         self._check_open()
         self._exchange({w: ("reset", (seeds[lo:hi], options)) for w, (lo, hi) in enumerate(self._slices)})
         self._has_reset = True
@@ -244,11 +239,7 @@ class ProcessBatchedEnv(VectorEnv):
         """One learner decision per game, every worker stepping its share at the same time."""
         if not self._has_reset:
             raise RuntimeError("step() called before reset()")
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,):
-            raise ValueError(f"step() needs {self.num_envs} actions, got shape {actions.shape}")
-        if actions.dtype.kind not in "iu":  # as the single env: integers only, never rounded
-            raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
+        actions = check_actions(actions, self.num_envs)
         if actions.dtype.kind == "u" and actions.size and int(actions.max()) > np.iinfo(np.int64).max:
             raise ValueError(f"actions must fit in int64, got {int(actions.max())}")
         self._check_open()

@@ -64,7 +64,15 @@ from farmgames.envs.adapters.base import as_index
 from .policies import BotPolicy
 from .single_agent import _JOIN, SingleAgentEnv, copy_runs, flat_sources
 
-__all__ = ["BatchedSingleAgentEnv", "SB3BatchedVecEnv", "check_num_envs", "copy_runs", "flat_plan"]
+__all__ = [
+    "BatchedSingleAgentEnv",
+    "SB3BatchedVecEnv",
+    "check_actions",
+    "check_num_envs",
+    "copy_runs",
+    "flat_plan",
+    "reset_seeds",
+]
 
 
 def flat_plan(structured_space: gymnasium.spaces.Dict) -> list[tuple[str, int, int]]:
@@ -83,6 +91,28 @@ def check_num_envs(num_envs: Any) -> int:
     if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
         raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
     return int(num_envs)
+
+
+def reset_seeds(seed: Any, num_envs: int) -> list[int | None]:
+    """The per-game seeds of ``reset(seed=...)``: ``seed + i`` for game ``i`` (None: unseeded), or a list of
+    ``num_envs`` seeds as given."""
+    if seed is None or isinstance(seed, (int, np.integer)):
+        return [None if seed is None else int(seed) + i for i in range(num_envs)]
+    seeds = list(seed)
+    if len(seeds) != num_envs:
+        raise ValueError(f"reset(seed=...) needs {num_envs} seeds, got {len(seeds)}")
+    return seeds
+
+
+def check_actions(actions: Any, num_envs: int) -> np.ndarray:
+    """``step``'s actions as an integer array of shape ``(num_envs,)``, or ``ValueError`` naming what is wrong
+    (as the single env: integers only, never rounded; a value outside the action space is an illegal action)."""
+    actions = np.asarray(actions)
+    if actions.shape != (num_envs,):
+        raise ValueError(f"step() needs {num_envs} actions, got shape {actions.shape}")
+    if actions.dtype.kind not in "iu":
+        raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
+    return actions
 
 
 class _Game:
@@ -213,12 +243,7 @@ class BatchedSingleAgentEnv(VectorEnv):
     # ------------------------------------------------------------------ gymnasium VectorEnv API
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict | None = None):
-        if seed is None or isinstance(seed, (int, np.integer)):
-            seeds = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != self.num_envs:
-                raise ValueError(f"reset(seed=...) needs {self.num_envs} seeds, got {len(seeds)}")
+        seeds = reset_seeds(seed, self.num_envs)
         for g, s in zip(self._games, seeds, strict=True):
             g.env._start_episode(s, options)  # reset() without the single env's observation and info
             g.write()
@@ -233,11 +258,7 @@ class BatchedSingleAgentEnv(VectorEnv):
         decided together afterwards."""
         if not self._has_reset:
             raise RuntimeError("step() called before reset()")
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,):
-            raise ValueError(f"step() needs {self.num_envs} actions, got shape {actions.shape}")
-        if actions.dtype.kind not in "iu":  # as the single env: integers only, never rounded
-            raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
+        actions = check_actions(actions, self.num_envs)
         n_actions = self._num_actions
         rewards = [0.0] * self.num_envs
         terminations = [False] * self.num_envs
