@@ -19,6 +19,9 @@ observations and infos, pickled, the rest in the shared arrays). Worth it where 
 opponents); for cheap steps the messages cost more than a second core gives (``farmgames bench`` measures
 both).
 
+Workers start with ``forkserver`` where it exists (else ``spawn``; ``start_method="fork"`` as ``farmgames train``
+uses), so a script that builds this env at import time needs the usual ``if __name__ == "__main__":`` guard.
+
 The games, their seeds and so their episodes are those of ``BatchedSingleAgentEnv(num_envs, ...)`` (game
 ``i`` is reset with ``seed + i``), step for step: ``tests/wrappers/test_process_vector.py`` compares every
 observation, mask, reward, termination and final info. The returned arrays are new each step (the
@@ -219,6 +222,11 @@ class ProcessBatchedEnv(VectorEnv):
                     status, payload = conn.recv()
                 except (EOFError, OSError) as exc:
                     status, payload = "error", f"ended unexpectedly ({exc!r})"
+                    if start_method != "fork":  # the usual cause: the child re-ran the caller's script
+                        payload += (
+                            f"; with start_method {start_method!r} a worker imports the main module first: a script "
+                            "that builds this env at import time needs `if __name__ == '__main__':` around it"
+                        )
                 if status != "ok":
                     raise RuntimeError(f"a ProcessBatchedEnv worker failed to start:\nworker {w}: {payload}")
         except BaseException:

@@ -223,3 +223,19 @@ def test_ctrl_c_is_the_parents_alone(procs):
     for _ in range(3):
         env.step(_choose(env.action_masks(), rng))
     assert all(proc.is_alive() for proc in env._procs)
+
+
+def test_a_script_without_the_main_guard_is_told_what_to_do(tmp_path):
+    """With forkserver or spawn a worker imports the caller's main module first: a script that builds the env
+    at import time starts workers from inside a worker, which multiprocessing refuses. The parent says why."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "from farmgames.wrappers.process_vector import ProcessBatchedEnv\n"
+        "ProcessBatchedEnv(2, workers=2, start_method='spawn', game='fields_of_green_v0', num_players=2)\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "failed to start" in done.stderr and "if __name__ == '__main__':" in done.stderr
