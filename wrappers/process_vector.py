@@ -33,6 +33,7 @@ end when the parent's end of their pipe closes.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import pickle
 import signal
 import traceback
@@ -53,8 +54,6 @@ __all__ = ["ProcessBatchedEnv", "default_workers"]
 def default_workers() -> int:
     """The cores this process may use (its CPU affinity), at least 1."""
     try:
-        import os
-
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # pragma: no cover - no affinity API (macOS)
         return max(1, multiprocessing.cpu_count() or 1)
