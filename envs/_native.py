@@ -30,7 +30,8 @@ from types import ModuleType
 # env step call. Together, so that the hot objects (Game, Farm, Observer) are native classes read only from
 # compiled code: compiling a part of the engine made the step slower, since interpreted code reads a native
 # object's attributes more slowly than a slot (docs/profiling.md, "Fifteenth pass" and "Sixteenth pass").
-# cards.py (frozen dataclasses, cached properties) and the loaders stay plain Python.
+# cards.py (frozen dataclasses, cached properties) and the loaders stay plain Python. ``core.lru``: the bot's memo
+# tables' two helpers, called from its hottest paths (compiled, a C call instead of a Python frame each).
 COMPILED_MODULES: tuple[str, ...] = (
     "fields_of_green.bots.heuristic",
     "fields_of_green.bots.projection",
@@ -40,6 +41,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "fields_of_green.scoring",
     "fields_of_green.game",
     "fields_of_green.observer",
+    "core.lru",
 )
 PACKAGE = "farmgames.envs"
 PURE_PYTHON_VARIABLE = "FARMGAMES_PURE_PYTHON"

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from itertools import islice
 from typing import Any
 
-__all__ = ["Bot", "RandomBot", "lru_get", "lru_put", "make_bot", "play_game"]
+from .lru import MISS, lru_get, lru_put  # (re-exported: the bots' memo tables)
+
+__all__ = ["MISS", "Bot", "RandomBot", "lru_get", "lru_put", "make_bot", "play_game"]
 
 
 class Bot:
@@ -75,26 +76,3 @@ def play_game(
             on_action(game, seat, action)
         game.apply(action)
     return game
-
-
-_MISS = object()
-
-
-def lru_get(table: dict[Any, Any], key: Any) -> Any:
-    """``table[key]`` moved to the most-recent end, or the module's ``_MISS`` marker (compare with
-    ``is MISS``)."""
-    value = table.pop(key, _MISS)
-    if value is not _MISS:
-        table[key] = value  # most recently used last
-    return value
-
-
-def lru_put(table: dict[Any, Any], key: Any, value: Any, cap: int) -> None:
-    """Store and, past ``cap`` entries, drop the oldest eighth (amortised O(1))."""
-    table[key] = value
-    if len(table) > cap:
-        for old in list(islice(table, len(table) - cap + cap // 8)):
-            del table[old]
-
-
-MISS = _MISS

@@ -302,11 +302,17 @@ class Farm:
 
     @property
     def water(self) -> int:
-        return sum(self.tower_water.values())
+        total = 0
+        for w in self.tower_water.values():  # (compiled, a typed loop is cheaper than the builtin sum)
+            total += w
+        return total
 
     @property
     def food_capacity(self) -> int:
-        return sum(self.silo_capacity.values())
+        total = 0
+        for c in self.silo_capacity.values():  # (as water: the bots' projections ask it at every harvest)
+            total += c
+        return total
 
     def gain_food(self, amount: int) -> int:
         """Store food up to capacity; the rest is lost (FOG-STORE-7/8). Returns the amount lost."""

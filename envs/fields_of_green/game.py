@@ -1226,7 +1226,7 @@ class Game:
             water = cost.water
             if water:
                 # no cell can have more water in range than the farm holds: skip the per-cell sums then
-                if sum(farm.tower_water.values()) >= water:
+                if farm.water >= water:
                     # water in range of every frontier cell at once (Farm.water_by_cell: from the towers out)
                     reach = farm.water_by_cell(farm.frontier)
                     build = L.BUILD

@@ -65,7 +65,9 @@ def card_tables(cards) -> tuple[list[int], list]:
     return hit[1], hit[2]
 
 
-def vp_items(farm: Farm, vp, end_ops, equipment, ability_vp=end_game_vp, gain_amounts=effects.gain_amounts):
+def vp_items(
+    farm: Farm, vp: list[int], end_ops: list, equipment, ability_vp=end_game_vp, gain_amounts=effects.gain_amounts
+):
     """The items of FOG-END-3, 4, 7 and 8 -- every item but the coins and the food -- as
     ``(printed_vp, equipment, empty_towers, end_game)``. ``vp``, ``end_ops``: ``card_tables`` of the card
     list; ``ability_vp(farm, cell, ops)``: the End-game VP of a location's ability (default

@@ -43,10 +43,10 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from ...core.bots import MISS as _MISS
 from ...core.bots import Bot
-from ...core.bots import lru_get as _lru_get
-from ...core.bots import lru_put as _lru_put
+from ...core.lru import MISS as _MISS
+from ...core.lru import lru_get as _lru_get
+from ...core.lru import lru_put as _lru_put
 from ..actions import SPLITS
 from ..cards import PILES
 from ..farm import EMPTY, SILO, TOWER, Farm
@@ -963,7 +963,7 @@ class HeuristicBot(Bot):
 
     def _act_candidates(
         self,
-        game,
+        game: Game,
         p: int,
         legal: Sequence[int],
         card: int | None,
@@ -1009,7 +1009,15 @@ class HeuristicBot(Bot):
         return out + tail
 
     def _prune(
-        self, game, p: int, legal: Sequence[int], card: int | None, build_cells: int, fc: dict, ctx: _Ctx, pool: int
+        self,
+        game: Game,
+        p: int,
+        legal: Sequence[int],
+        card: int | None,
+        build_cells: int,
+        fc: dict,
+        ctx: _Ctx,
+        pool: int,
     ) -> tuple[list[int], list[int], list[int], list[int]]:
         """``_act_candidates`` of one half: (others, best builds, best towers, best silos)."""
         decoded = _decoded(game.layout)

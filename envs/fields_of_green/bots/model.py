@@ -131,7 +131,8 @@ class _Model:
             any("if" in op or "per" in op for op in (c.ability.effect if c.ability else ())) for c in self.locs
         ]
         self._match: dict[int, tuple[dict, frozenset]] = {}
-        self._const_gains: dict[int, tuple[dict, dict]] = {}  # gains without "if"/"per": the same amounts anywhere
+        # gains without "if"/"per": the same amounts anywhere
+        self._const_gains: dict[int, tuple[dict, dict[str, int]]] = {}
         self._specs: dict[tuple, tuple] = {}
         self.spec0: list = [None] * len(self.locs)  # harvest_spec(code, ()) once known
         # end-game abilities that only count neighbours (their VP are shared by footprint)
@@ -228,7 +229,7 @@ class _Model:
         """``effects.condition_holds`` with these counters."""
         return effects.condition_holds(farm, cell, op, self.count)
 
-    def gain_amounts(self, farm: Farm, cell: int, op: dict) -> dict:
+    def gain_amounts(self, farm: Farm, cell: int, op: dict) -> dict[str, int]:
         """``effects.gain_amounts`` with these counters. An op without "if"/"per" gives the same amounts
         anywhere, so they are kept per op: the dict may be shared, callers must not change it."""
         hit = self._const_gains.get(id(op))

@@ -37,7 +37,8 @@ class _Ctx:
     eq: float
     y: int = 0  # index of the year's values (year - 1, clipped to 0..3)
 
-    def value(self, amounts: dict) -> float:
+    def value(self, amounts: dict[str, int]) -> float:
+        # (typed: compiled, each amount is read as an int and multiplied natively, the same floats as untyped)
         return (
             amounts.get("coins", 0) * self.coin
             + amounts.get("food", 0) * self.food
@@ -123,7 +124,7 @@ class _Projection:
         self.towers = sorted(f.tower_water)  # no tower is built while projecting
         self.tmpl = tmpl
         self.tin_tmpl: dict | None = None
-        self.near: tuple[int, ...] = ()
+        self.near: frozenset[int] = frozenset()  # the changed cell and its neighbours (a set: only tested with in)
         self.far: frozenset | None = None
         grid, harvest_kind = f.grid, m.harvest_kind
         self.same_plan = False  # the first epoch's plan is the decision farm's (kept in the template)
@@ -136,7 +137,7 @@ class _Projection:
             self.tin_tmpl = tmpl["tin"]
             self.same_plan = True
             if changed is not None:
-                self.near = near = (changed,) + f.geometry.neighbours[changed]
+                self.near = near = frozenset((changed,) + f.geometry.neighbours[changed])
                 self.far = _reach_sets(f.geometry)[changed]  # cells whose tower ranges may differ
                 code = grid[changed]
                 if code >= 0 and harvest_kind[code] and changed not in tmpl["hset"]:
@@ -152,7 +153,7 @@ class _Projection:
         else:
             self.hcells = [c for c in f.occupied if grid[c] >= 0 and harvest_kind[grid[c]]]
         self.tin: dict[int, list[int]] = {}  # cell -> towers in range
-        self.gains: dict = {}
+        self.gains: dict[tuple[int, int], dict[str, int]] = {}
         self.conds: dict = {}
         self.demand: dict[int, int] = {}
 
@@ -164,7 +165,7 @@ class _Projection:
         self.fx.clear()
         self.order = None
 
-    def gain(self, cell: int, op: dict) -> dict:
+    def gain(self, cell: int, op: dict) -> dict[str, int]:
         key = (id(op), cell)
         a = self.gains.get(key)
         if a is None:
@@ -192,13 +193,21 @@ class _Projection:
             if shared is not None and (self.far is None or cell not in self.far):
                 t = shared.get(cell)  # out of the changed cell's reach: as on the decision's farm
                 if t is None:
-                    in_range = self.f.tower_in_range
-                    t = shared[cell] = [tower for tower in self.towers if in_range(tower, cell)]
+                    t = shared[cell] = self._in_range(cell)
             else:
-                in_range = self.f.tower_in_range
-                t = [tower for tower in self.towers if in_range(tower, cell)]
+                t = self._in_range(cell)
             self.tin[cell] = t
         return t
+
+    def _in_range(self, cell: int) -> list[int]:
+        """The towers with ``cell`` in range, in cell order. (A loop of direct calls: compiled, a bound method
+        called per tower went through the Python call protocol.)"""
+        f = self.f
+        out = []
+        for tower in self.towers:
+            if f.tower_in_range(tower, cell):
+                out.append(tower)
+        return out
 
     def tower_demand(self, tower: int) -> int:
         """``HeuristicBot._tower_demand`` on the projected farm."""
@@ -240,12 +249,18 @@ class _Projection:
                     return
                 tw[t] += 1
             return
-        demand = self.tower_demand
         for _ in range(amount):
-            rooms = [t for t in towers if tw[t] < cap[t]]
-            if not rooms:
+            # max over the towers with room by (demand - water, -cell): a loop, not max(key=lambda) (compiled, the
+            # lambda was a Python-level call per tower); the keys are distinct, so the same tower
+            best = -1
+            best_key = (0, 0)
+            for t in towers:
+                if tw[t] < cap[t]:
+                    key = (self.tower_demand(t) - tw[t], -t)
+                    if best < 0 or key > best_key:
+                        best, best_key = t, key
+            if best < 0:
                 return
-            best = max(rooms, key=lambda t: (demand(t) - tw[t], -t))
             tw[best] += 1
 
     def compute_fx(self, cell: int, ops: Sequence[dict]) -> list | tuple:
@@ -474,8 +489,14 @@ class _Projection:
         if sum(tw[t] for t in towers) < water:
             return False
         for _ in range(water):
-            t = max(towers, key=lambda t: (tw[t], -t))
-            tw[t] -= 1
+            # the fullest tower, the lowest cell among equals: max by (water, -cell), as a loop (see store_water)
+            best = -1
+            best_key = (0, 0)
+            for t in towers:
+                key = (tw[t], -t)
+                if best < 0 or key > best_key:
+                    best, best_key = t, key
+            tw[best] -= 1
         return True
 
     def apply_ops(self, cell: int, fx: list) -> float:
