@@ -1216,13 +1216,28 @@ class Game:
 
     def _act_legal(self, p: int, farm: Farm) -> list[int]:
         L = self.layout
+        frontier = sorted(farm.frontier)
+        out = self._build_legal(p, farm, frontier)
+        coins = farm.coins
+        if self.towers_left and coins >= TOWER_COST:  # FOG-ACT-TOWER-5
+            out += map(L.TOWER.__add__, frontier)
+        if self.silos_left:  # FOG-ACT-SILO-5
+            out += map(L.SILO.__add__, frontier)
+        food = farm.food  # FOG-ACT-MARKET-4: sell 0 .. min(2, food) food (a prebuilt range of the layout)
+        out += L.market_choices[food if food < MARKET_SALES - 1 else MARKET_SALES - 1]
+        if coins >= RESTORE_COST and farm.fallow:  # FOG-ACT-RESTORE-3
+            out += map(L.RESTORE.__add__, sorted(farm.fallow))
+        return out
+
+    def _build_legal(self, p: int, farm: Farm, frontier: list[int]) -> list[int]:
+        """The first block of ``_act_legal``: seat ``p``'s picked card built on each cell of ``frontier`` (the sorted
+        frontier) that its cost allows (FOG-ACT-BUILD-3..7)."""
+        L = self.layout
         card = self.cards.locations[self.picks[p]]  # type: ignore[index]
         out: list[int] = []
-        frontier = sorted(farm.frontier)
         cost = card.cost
-        coins = farm.coins
         # (speed: map(int.__add__) instead of list comprehensions, same lists)
-        if coins >= cost.coins and farm.food >= cost.food:  # FOG-ACT-BUILD-3..7
+        if farm.coins >= cost.coins and farm.food >= cost.food:  # FOG-ACT-BUILD-3..7
             water = cost.water
             if water:
                 # no cell can have more water in range than the farm holds: skip the per-cell sums then
@@ -1235,15 +1250,18 @@ class Game:
                             out.append(build + c)
             else:
                 out += map(L.BUILD.__add__, frontier)
-        if self.towers_left and coins >= TOWER_COST:  # FOG-ACT-TOWER-5
-            out += map(L.TOWER.__add__, frontier)
-        if self.silos_left:  # FOG-ACT-SILO-5
-            out += map(L.SILO.__add__, frontier)
-        food = farm.food  # FOG-ACT-MARKET-4: sell 0 .. min(2, food) food (a prebuilt range of the layout)
-        out += L.market_choices[food if food < MARKET_SALES - 1 else MARKET_SALES - 1]
-        if coins >= RESTORE_COST and farm.fallow:  # FOG-ACT-RESTORE-3
-            out += map(L.RESTORE.__add__, sorted(farm.fallow))
         return out
+
+    def build_actions(self) -> list[int]:
+        """The builds among ``legal_actions()`` of the current act decision, in the same order: the heuristic bot's
+        pick compares the cards it may take by them, and the other acts of that decision do not depend on the card
+        (tests/fields_of_green/env/test_engine_speed.py compares the two)."""
+        frame = self._stack[-1] if self._stack else None
+        if frame is None or frame[0] != "act":
+            raise ValueError(f"build_actions needs an act decision, the current decision is {frame!r}")
+        p = frame[1]
+        farm = self.farms[p]
+        return self._build_legal(p, farm, sorted(farm.frontier))
 
     def harvest_cost(self, p: int, cell: int) -> tuple[int, int, int]:
         """Effective harvest cost (coins, water, food) after equipment discounts, never below 0.

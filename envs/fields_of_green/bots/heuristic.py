@@ -1137,15 +1137,18 @@ class HeuristicBot(Bot):
             prefix = self._eval_prefix(g, p, sid)
             if prefix is not None and reuse is None and self._stock:
                 reuse = g
-            act_legal = g.legal_actions()
-            build_actions = [x for x in act_legal if decoded[x][0] == "build"]
             if alternative is None:
+                act_legal = g.legal_actions()
+                build_actions = [x for x in act_legal if decoded[x][0] == "build"]
                 other = [x for x in act_legal if decoded[x][0] != "build"]
                 alternative = (
                     max(self._evaluate(g, p, x, prefix) for x in self._act_candidates(g, p, other, card, sid=sid))
                     if other
                     else -1e9
                 )
+            else:
+                # the other acts do not depend on the card, and are valued once above: only the builds
+                build_actions = g.build_actions()
             value = alternative
             if build_actions:
                 candidates = self._act_candidates(

@@ -16,10 +16,12 @@ from .. import scoring
 from ..farm import EMPTY, Farm
 from .model import _Model, _reach_sets
 
-# One step of a harvest plan: (cell, coins, water, food it costs, food it gains, its ops). The harvest loop
-# unpacks each step through this type, natively when compiled (docs/profiling.md, "Eighteenth pass"); the
-# plans hold the steps as plain tuples, so a step put aside for the second pass is the same object, not a copy.
-_Step = tuple[int, int, int, int, int, Any]
+# One step of a harvest plan: (-priority, cell, coins, water, food it costs, food it gains, its ops). A plan is
+# its steps sorted, so by priority and then cell (no two steps share a cell, so nothing after the cell is ever
+# compared), and the harvest loop runs the sorted list itself. It unpacks each step through this type, natively
+# when compiled (docs/profiling.md, "Eighteenth pass"); the plans hold the steps as plain tuples, so a step put
+# aside for the second pass is the same object, not a copy.
+_Step = tuple[float, int, int, int, int, int, Any]
 
 if TYPE_CHECKING:
     from .heuristic import HeuristicBot
@@ -61,18 +63,14 @@ def trade_value(trade: dict, ctx: _Ctx, coins: int, food: int) -> float:
     return net * max(times, 0)
 
 
-def _run_of(plan: list[Any]) -> tuple[list[Any], int]:
-    """The harvest steps (``_Step``) of a sorted plan of items (-priority, cell, cost, ops, food gain), and how
-    many of them pay food."""
-    run: list[Any] = []
+def _consumers(plan: list[Any]) -> int:
+    """How many steps (``_Step``) of a plan pay food."""
     consumers = 0
-    for entry in plan:
-        typed: tuple[float, int, tuple[int, int, int], Any, int] = entry  # unpacked natively when compiled
-        _, cell, (coins, water, food), ops, food_gain = typed
-        run.append((cell, coins, water, food, food_gain, ops))
-        if food:
+    for step in plan:
+        typed: _Step = step  # read natively when compiled
+        if typed[4]:
             consumers += 1
-    return run, consumers
+    return consumers
 
 
 class _Projection:
@@ -353,7 +351,7 @@ class _Projection:
                     ent = None  # the priority of a trade depends on the coins and food at hand
                 hit = ent[1].get((y, cost)) if ent is not None else None
                 if hit is not None:
-                    item = (hit[0], c, cost, ops, hit[1])
+                    item = (hit[0], c, cost[0], cost[1], cost[2], hit[1], ops)
                 else:
                     food_gain = 0
                     for op in ops:
@@ -367,7 +365,7 @@ class _Projection:
                         prio = 20.0 + self.ops_value(c, ops) / cost[2]
                     else:
                         prio = 40.0
-                    item = (-prio, c, cost, ops, food_gain)
+                    item = (-prio, c, cost[0], cost[1], cost[2], food_gain, ops)
                     if ent is not None:
                         ent[1][(y, cost)] = (-prio, food_gain)
                 memo[c] = item
@@ -375,7 +373,7 @@ class _Projection:
                     tmpl[c] = (spec, ent, item)
             plan.append(item)
         plan.sort()
-        self.order = order = _run_of(plan)
+        self.order = order = (plan, _consumers(plan))
         if self.same_plan and shared_only and tmpl is not None:
             tmpl["run"] = (order, dict(fxs), dict(memo))
         return order
@@ -402,7 +400,7 @@ class _Projection:
         f_coins, f_food, f_vp = f.coins, f.food, f.vp_tokens
         for step in run:
             typed: _Step = step
-            c, coins, water, food, food_gain, ops = typed
+            _, c, coins, water, food, food_gain, ops = typed
             if food_gain > food and consumers and f_food - food + food_gain > cap and f_food:
                 waiting.append(step)
                 continue
@@ -444,7 +442,7 @@ class _Projection:
                 consumers -= 1
         for step in waiting:
             typed = step
-            c, coins, water, food, _, ops = typed
+            _, c, coins, water, food, _, ops = typed
             if f_coins < coins or f_food < food or (water and not self.pay_water(c, water)):
                 # FOG-HARVEST-5: unpaid -> fallow, equipment lost
                 f.fallow.add(c)

@@ -8,7 +8,8 @@
 * ``Farm.water_in_range`` equals the plain sum over ``tower_in_range`` (FOG-WATER-4);
 * ``_harvest_cells`` (one comprehension) equals the plain loop over the farm (FOG-HARVEST-2/3/6..8);
 * the act legality (map/range lists, the total-water shortcut) equals the plain comprehension of the rules
-  (FOG-ACT-BUILD-3..7, FOG-ACT-TOWER-5, FOG-ACT-SILO-5, FOG-ACT-MARKET-4, FOG-ACT-RESTORE-3);
+  (FOG-ACT-BUILD-3..7, FOG-ACT-TOWER-5, FOG-ACT-SILO-5, FOG-ACT-MARKET-4, FOG-ACT-RESTORE-3), and
+  ``Game.build_actions`` is its build block;
 * ``apply``'s plain-int fast path refuses what the plain checks refuse (FOG-RUL-16);
 * the card set's derived tables (pile ids, location info, harvest costs) equal the cards' own fields, and
   ``Game.harvest_cost``'s table path equals the plain ``harvest_cost`` (FOG-CARD-10, FOG-EQUIP-11);
@@ -165,8 +166,14 @@ def test_water_in_range_and_act_legality_equal_the_plain_rules(players):
                     for cell in range(game.geometry.cells):
                         assert farm.water_in_range(cell) == _plain_water_in_range(farm, cell)
             if game.decision_kind == "act":
-                assert game.legal_actions() == _plain_act_legal(game, game.current_player)
+                legal = game.legal_actions()
+                assert legal == _plain_act_legal(game, game.current_player)
+                # the builds alone (the heuristic bot's pick): the build block of the legal list, in its order
+                assert game.build_actions() == [a for a in legal if game.layout.decoded[a][0] == "build"]
                 acts += 1
+            else:
+                with pytest.raises(ValueError, match="build_actions needs an act decision"):
+                    game.build_actions()
             game.apply(rng.choice(game.legal_actions()))
     assert acts > 50
 
