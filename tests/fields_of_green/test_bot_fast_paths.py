@@ -236,6 +236,37 @@ def test_direct_acts_and_template_projections_equal_engine_clones(players, seed)
     assert checked > 50
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_model_count_equals_the_engine_count(players):
+    """``_Model.count`` (the card counters over per-filter flags, ``_Model.match_list``) counts what the engine's
+    ``effects.count`` counts, for every counter of the card set's abilities and tiles, at every cell of the farms of
+    random games (FOG-ABIL-6: adjacent / farm / distinct sub-types; fallow cards never count, FOG-RUL-7)."""
+    import random
+
+    from farmgames.envs.fields_of_green import effects
+    from farmgames.envs.fields_of_green.bots.model import _model_for
+
+    game = Game(num_players=players, seed=11)
+    model = _model_for(game.cards)
+    effects_of = [c.ability.effect for c in game.cards.locations if c.ability] + [
+        t.effect for t in game.cards.equipment
+    ]
+    counters = [op[k] for ops in effects_of for op in ops for k in ("if", "per") if k in op]
+    assert {k for c in counters for k in c} >= {"adjacent", "farm", "distinct_subtypes"}
+    rng, checked, nonzero = random.Random(11), 0, 0
+    while not game.is_terminal():
+        if len(game.history) % 17 == 0:
+            for farm in game.farms:
+                for cell in range(farm.geometry.cells):
+                    for counter in counters:
+                        got = model.count(farm, cell, counter)
+                        assert got == effects.count(farm, cell, counter), (cell, counter)
+                        checked += 1
+                        nonzero += got > 0
+        game.apply(rng.choice(game.legal_actions()))
+    assert checked > 10_000 and nonzero > 100
+
+
 def test_model_card_records_and_harvest_costs_equal_the_card_set():
     """``_Model.card`` (the compiled copies of the ``LocationCard`` numbers the search reads) and
     ``_Model.harvest_cost`` (those numbers less the permanent tiles' discounts) equal the card set's records and

@@ -131,6 +131,7 @@ class _Model:
             any("if" in op or "per" in op for op in (c.ability.effect if c.ability else ())) for c in self.locs
         ]
         self._match: dict[int, tuple[dict, frozenset]] = {}
+        self._match_list: dict[int, tuple[dict, list[bool]]] = {}
         # gains without "if"/"per": the same amounts anywhere
         self._const_gains: dict[int, tuple[dict, dict[str, int]]] = {}
         self._specs: dict[tuple, tuple] = {}
@@ -191,25 +192,36 @@ class _Model:
         self._match[id(flt)] = (flt, out)
         return out
 
+    def match_list(self, flt: dict) -> list[bool]:
+        """``match_codes`` as one flag per grid code, indexed by ``code - SILO`` (the lowest code): a list index
+        instead of a set lookup per cell counted."""
+        hit = self._match_list.get(id(flt))
+        if hit is not None and hit[0] is flt:
+            return hit[1]
+        codes = self.match_codes(flt)
+        out = [code + SILO in codes for code in range(len(self.info) - SILO)]
+        self._match_list[id(flt)] = (flt, out)
+        return out
+
     def count(self, farm: Farm, cell: int, counter: dict) -> int:
         """``effects.count``: a face-up location matches unless fallow; towers and silos never are. The
         counters over cards use the compiled filters, the others are the engine's."""
         if "adjacent" in counter:
-            codes = self.match_codes(counter["adjacent"])
+            matches = self.match_list(counter["adjacent"])
             grid, fallow = farm.grid, farm.fallow
             n = 0
             for c in farm.geometry.neighbours[cell]:
                 code = grid[c]
-                if code in codes and (code < 0 or c not in fallow):
+                if matches[code - SILO] and (code < 0 or c not in fallow):
                     n += 1
             return n
         if "farm" in counter:
-            codes = self.match_codes(counter["farm"])
+            matches = self.match_list(counter["farm"])
             grid, fallow = farm.grid, farm.fallow
             n = 0
             for c in farm.occupied:
                 code = grid[c]
-                if code in codes and (code < 0 or c not in fallow):
+                if matches[code - SILO] and (code < 0 or c not in fallow):
                     n += 1
             return n
         if "distinct_subtypes" in counter:

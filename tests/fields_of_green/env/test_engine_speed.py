@@ -30,6 +30,7 @@ import pytest
 
 from farmgames.envs.fields_of_green import Game
 from farmgames.envs.fields_of_green.actions import MARKET_SALES
+from farmgames.envs.fields_of_green.farm import EMPTY
 from farmgames.envs.fields_of_green.game import (
     _FARM_ONLY_DECISIONS,
     _FARM_ONLY_FRAMES,
@@ -270,6 +271,43 @@ def test_card_set_tables_equal_the_cards():
 
 def _plain_towers_in_range(farm, cell: int) -> list[int]:
     return [t for t in sorted(farm.tower_water) if farm.tower_water[t] and farm.tower_in_range(t, cell)]
+
+
+def _plain_tower_in_range(farm, tower: int, cell: int) -> bool:
+    """FOG-WATER-4 from the coordinates: adjacent, or two steps apart with a card on a cell next to both."""
+    size = farm.geometry.size
+    (r1, c1), (r2, c2) = divmod(tower, size), divmod(cell, size)
+    distance = abs(r1 - r2) + abs(c1 - c2)
+    if distance == 1:
+        return True
+    if distance != 2:
+        return False
+    between = [
+        r * size + c
+        for r in range(size)
+        for c in range(size)
+        if abs(r - r1) + abs(c - c1) == 1 and abs(r - r2) + abs(c - c2) == 1
+    ]
+    return any(farm.grid[b] != EMPTY for b in between)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_tower_in_range_equals_the_rule_from_coordinates(players):
+    """``Farm.tower_in_range`` reads ``Geometry.pair_paths``; the rule from the cells' coordinates agrees on every
+    pair of cells of the farms of random games (FOG-WATER-4)."""
+    checked = 0
+    for _seed, game, rng in _games(players, 2):
+        while not game.is_terminal():
+            if len(game.history) % 23 == 0:
+                farm = game.farms[len(game.history) % players]
+                cells = range(farm.geometry.cells)
+                for t in cells:
+                    for c in cells:
+                        if t != c:
+                            assert farm.tower_in_range(t, c) == _plain_tower_in_range(farm, t, c), (t, c)
+                            checked += 1
+            game.apply(rng.choice(game.legal_actions()))
+    assert checked > 10_000
 
 
 def test_reach2_lists_between():
