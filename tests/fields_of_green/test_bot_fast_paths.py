@@ -311,9 +311,12 @@ _OWN2 = st.tuples(
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.lists(st.one_of(_OWN2, st.tuples(st.integers(1, 10), st.integers(0, 65535), st.integers(0, 65535))), max_size=40)
+    st.lists(
+        st.one_of(_OWN2, st.tuples(st.integers(1, 10), st.integers(0, 65535), st.integers(0, 65535))), max_size=40
+    ),
+    st.sampled_from([8, 16]),  # the digit width of the neighbour codes (_Model.code_bits; codes here are below 248)
 )
-def test_int_keys_of_the_per_farm_tables_tell_their_entries_apart(entries):
+def test_int_keys_of_the_per_farm_tables_tell_their_entries_apart(entries, bits):
     """The per-farm-state tables key their frequent entries by ints (``heuristic._fkey``, ``_own2_key``) instead
     of tuples: distinct entries -- any kind, card, cell, flag or neighbour pattern -- get distinct keys, so a
     packed key never returns another entry's value (the decisions stay the golden ones; the speed-up is
@@ -325,7 +328,9 @@ def test_int_keys_of_the_per_farm_tables_tell_their_entries_apart(entries):
             key = heuristic_module._fkey(kind, a, b)
         else:
             card, codes, flag = entry
-            key = heuristic_module._own2_key(card, codes, flag)
+            key = heuristic_module._own2_key(card, codes, flag, bits)
         assert keys.setdefault(key, entry) == entry
     with pytest.raises(AssertionError):
         heuristic_module._fkey(1, 65536, 0)  # a card or cell past 16 bits is refused, never wrapped
+    with pytest.raises(AssertionError):
+        heuristic_module._own2_key(3, [248], None, 8)  # a code past the 8-bit digits too

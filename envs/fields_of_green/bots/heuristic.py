@@ -132,16 +132,20 @@ def _fkey(kind: int, a: int, b: int = 0) -> int:
     return (a << 20) | (b << 4) | kind
 
 
-def _own2_key(card: int, codes: list[int] | None, in_range: bool | None) -> int:
+def _own2_key(card: int, codes: list[int] | None, in_range: bool | None, bits: int = 16) -> int:
     """The int key of a card's own value by its neighbours' sorted codes (None: the card has no adjacency
-    ops) and its water range (see ``_quick_build_now``): each code + 8 is a base-2**16 digit above the card and
+    ops) and its water range (see ``_quick_build_now``): each code + 8 is a base-2**bits digit above the card and
     the flag. No digit is 0, so code lists of different lengths differ; None and [] (a cell without neighbours)
-    share a key, but a card has either no adjacency ops or always a list, and the card is in the key."""
+    share a key, but a card has either no adjacency ops or always a list, and the card is in the key.
+    ``bits``: the model's ``code_bits``, 8 when every grid code is below 248, so a cell's four neighbours, the card
+    and the flags fit in 54 bits: a machine-word int (compiled, no big-int arithmetic); else 16. One table only ever
+    holds keys of one width (a bot's tables are reset with its card set)."""
+    limit = (1 << bits) - 8
     pattern = 0
     if codes is not None:
         for code in codes:
-            assert -8 < code < 65528, code
-            pattern = (pattern << 16) | (code + 8)
+            assert -8 < code < limit, code
+            pattern = (pattern << bits) | (code + 8)
     return (((((pattern << 16) | card) << 2) | _flag(in_range)) << 4) | _FK_OWN2
 
 
@@ -455,7 +459,7 @@ class HeuristicBot(Bot):
             in_range = None
             if rec.kind == "harvest" and rec.h_water:
                 in_range = self._range_in(fc, farm, cell)
-            own_key = _own2_key(card, codes, in_range)
+            own_key = _own2_key(card, codes, in_range, m.code_bits)
             known = fc.get(own_key)
             if known is not None:
                 after = fc.get(_fkey(_FK_NBR, cell, m.info_id[card]))

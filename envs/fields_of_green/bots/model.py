@@ -100,6 +100,9 @@ class _Model:
         self.info_id: list[int] = [ids.setdefault(info, len(ids) + 1) for info in self.info]
         self.card: list[_Card] = [_Card(c) for c in self.locs]  # the same records, compiled
         self.design: list[int] = [c.design for c in self.locs]  # each card's design (its copies share it)
+        # digit width of the neighbour codes in the bot's int table keys (heuristic._own2_key): 8 bits while every
+        # grid code + 8 stays below 256
+        self.code_bits = 8 if len(self.locs) + 8 <= 256 else 16
         self.global_ops: list[bool] = []  # ability uses farm-wide counters (farm / distinct_subtypes)
         self.adjacent_ops: list[bool] = []  # ability uses adjacency counters
         self.adjacent_max: list[int] = []  # how many more neighbours such an ability may reward
