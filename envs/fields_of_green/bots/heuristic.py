@@ -176,7 +176,7 @@ def _farm_sig(f: Farm) -> tuple:
 
 # HeuristicBot's own attributes (its __getstate__ keeps seed, rng and w of them and rebuilds the rest)
 _BOT_STATE = frozenset(
-    "seed rng w _model _stock _cache_w _ctxs _sids _next_sid _values _evals _farm_caches _cell_memo".split()
+    "seed rng w _model _stock _cache_w _noise _pw _ctxs _sids _next_sid _values _evals _farm_caches _cell_memo".split()
 )
 
 
@@ -236,7 +236,20 @@ class HeuristicBot(Bot):
         return all(getattr(cls, n) is getattr(HeuristicBot, n) for n in self._SHORTCUT_METHODS)
 
     def _reset_caches(self) -> None:
-        self._cache_w = self.w
+        w = self._cache_w = self.w
+        # the weights the hottest paths read (``_project``'s six per projection, ``_jitter``'s per candidate) as typed
+        # attributes: compiled, a native read instead of a lookup in the dataclass's instance dict each time. The
+        # same numbers (float() of an int weight adds and multiplies as the int does); act refreshes them with the
+        # tables whenever ``w`` is replaced.
+        self._noise = float(w.noise)
+        self._pw: tuple[float, float, float, tuple[float, ...], tuple[float, ...], tuple[float, ...]] = (
+            float(w.equipment_draw),
+            float(w.coins_per_action),
+            float(w.spend_bonus),
+            tuple([float(x) for x in w.water_bonus]),
+            tuple([float(x) for x in w.food_bonus]),
+            tuple([float(x) for x in w.tower_bonus]),
+        )
         self._ctxs: dict = {}
         self._sids: dict[tuple, int] = {}
         self._next_sid = 0
@@ -334,7 +347,7 @@ class HeuristicBot(Bot):
         return {"hcells": hcells, "hset": frozenset(hcells), "tin": {}}
 
     def _jitter(self) -> float:
-        return self.rng.random() * self.w.noise
+        return self.rng.random() * self._noise
 
     def _harvest_cost(self, farm: Farm, cell: int) -> tuple[int, int, int]:
         """Harvest cost after permanent equipment discounts (as Game.harvest_cost, on any farm)."""
@@ -662,7 +675,7 @@ class HeuristicBot(Bot):
     ) -> float:
         """The projection behind ``_value``; ``owned``: ``farm`` is a scratch copy it may change;
         ``tmpl``, ``changed``: see ``_Projection``."""
-        w = self.w
+        equipment_draw, coins_per_action, spend_bonus, water_bonus, food_bonus, tower_bonus = self._pw
         y = _clip_year(year)
         ctx = self._ctx_at(year, in_harvest)
         # the bonuses below are about the farm as it is now
@@ -671,7 +684,7 @@ class HeuristicBot(Bot):
         towers = sum(1 for t, wt in farm.tower_water.items() if wt)
         f = farm if owned else farm.clone()
         proj = _Projection(self, f, ctx, tmpl, changed)
-        extra = pending_equipment * w.equipment_draw
+        extra = pending_equipment * equipment_draw
         spendable = f.coins
         start = year if not in_harvest else year + 1
         for yy in range(start, YEARS + 1):
@@ -685,12 +698,12 @@ class HeuristicBot(Bot):
             extra += proj.harvest()
             if yy < YEARS:
                 spendable += max(f.coins - before, 0)
-        need = remaining_actions * w.coins_per_action
+        need = remaining_actions * coins_per_action
         value = proj.final_value() + extra
-        value += w.spend_bonus * min(spendable, need)
+        value += spend_bonus * min(spendable, need)
         if remaining_actions > 0:
-            value += w.water_bonus[y] * min(water_now, 4) + w.food_bonus[y] * min(food_now, 4)
-            value += w.tower_bonus[y] * min(towers, 3)
+            value += water_bonus[y] * min(water_now, 4) + food_bonus[y] * min(food_now, 4)
+            value += tower_bonus[y] * min(towers, 3)
         return value
 
     def _harvest_order_key(self, f: Farm, cell: int, ctx: _Ctx, consumers_ready: bool) -> float:
