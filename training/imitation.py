@@ -165,6 +165,8 @@ def collect_demos(
     Returns arrays, one row per learner decision: ``obs`` (compact integer type, exact; cast to float32
     to use), ``mask`` (bool), ``action``, ``reward`` (the env's, already scaled) and ``game``; and per
     game ``game_ids``, ``game_won`` and ``game_margin`` (the teacher's result)."""
+    from farmgames.wrappers.heap import settle_worker, settled_heap
+
     ids = list(range(int(first), int(games)))
     chunk = max(1, min(_CHUNK, math.ceil(len(ids) / max(int(workers), 1))))
     tasks = [(env_kwargs, teacher, ids[i : i + chunk], seed_base) for i in range(0, len(ids), chunk)]
@@ -180,15 +182,16 @@ def collect_demos(
     workers = max(1, min(int(workers), len(tasks)))
     try:
         if workers == 1:
-            for task in tasks:
-                parts.append(_play_games(task))
-                if bar is not None:
-                    bar.update(len(task[2]))
+            with settled_heap():  # the collector off the start-up heap while the teacher plays (wrappers/heap.py)
+                for task in tasks:
+                    parts.append(_play_games(task))
+                    if bar is not None:
+                        bar.update(len(task[2]))
         else:
             import multiprocessing
 
             method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-            with multiprocessing.get_context(method).Pool(workers) as pool:
+            with multiprocessing.get_context(method).Pool(workers, initializer=settle_worker) as pool:
                 for part in pool.imap(_play_games, tasks):
                     parts.append(part)
                     if bar is not None:

@@ -152,15 +152,21 @@ def env_kwargs(config: Config, out_dir: Path, torch_threads: int | None = None, 
 
 
 class _EnvFactory:
-    """Picklable env constructor (for SubprocVecEnv workers)."""
+    """Picklable env constructor (for SubprocVecEnv workers). ``worker``: it runs in a worker process of its
+    own, which then keeps the collector off what it inherited (wrappers/heap.py)."""
 
-    def __init__(self, kwargs: dict):
+    def __init__(self, kwargs: dict, worker: bool = False):
         self.kwargs = kwargs
+        self.worker = worker
 
     def __call__(self):
+        from farmgames.wrappers.heap import settle_worker
         from farmgames.wrappers.single_agent import SingleAgentEnv
 
-        return SingleAgentEnv(**self.kwargs)
+        env = SingleAgentEnv(**self.kwargs)
+        if self.worker:
+            settle_worker()
+        return env
 
 
 def make_batched_vec_env(kwargs: dict, n_envs: int, seed: int, workers: int = 1):
@@ -477,6 +483,8 @@ def train(config: Config, trust: bool = False) -> dict:
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+    from farmgames.wrappers.heap import settled_heap
+
     t = config.training
     torch.set_num_threads(t.torch_threads)
     imitate = config.imitation is not None and not config.init_from
@@ -490,7 +498,7 @@ def train(config: Config, trust: bool = False) -> dict:
         vec_env = make_batched_vec_env(kwargs, t.n_envs, config.seed, workers)
     else:
         vec_env = make_vec_env(
-            _EnvFactory(kwargs),
+            _EnvFactory(kwargs, worker=subproc),
             n_envs=t.n_envs,
             seed=config.seed,
             vec_env_cls=SubprocVecEnv if subproc else DummyVecEnv,
@@ -524,7 +532,8 @@ def train(config: Config, trust: bool = False) -> dict:
         interrupted = False
         if config.total_steps > 0:
             try:
-                model.learn(total_timesteps=config.total_steps, callback=callbacks, progress_bar=t.progress_bar)
+                with settled_heap():  # the collector walks only what the run allocates (wrappers/heap.py)
+                    model.learn(total_timesteps=config.total_steps, callback=callbacks, progress_bar=t.progress_bar)
             except KeyboardInterrupt:  # Ctrl-C: keep what was learned (final.zip/.safetensors below)
                 interrupted = True
                 print(f"training interrupted after {model.num_timesteps} steps: saving the model", file=sys.stderr)

@@ -45,6 +45,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from .heap import settle_worker
 from .single_agent import SingleAgentEnv
 from .vector import _APPLY, BatchedSingleAgentEnv, check_actions, check_num_envs, reset_seeds
 
@@ -86,6 +87,7 @@ def _worker(conn: Any, lo: int, hi: int, shared: tuple, game: str, env_kwargs: d
     batch = None
     try:
         batch = BatchedSingleAgentEnv(hi - lo, game, **env_kwargs)
+        settle_worker()  # the collector off what the worker inherited or built (wrappers/heap.py)
         conn.send(("ok", None))
         while True:
             try:

@@ -4,6 +4,7 @@ a failed worker instead of hanging."""
 
 from __future__ import annotations
 
+import os
 import random
 
 import numpy as np
@@ -239,3 +240,28 @@ def test_a_script_without_the_main_guard_is_told_what_to_do(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert done.returncode != 0
     assert "failed to start" in done.stderr and "if __name__ == '__main__':" in done.stderr
+
+
+def test_each_worker_settles_its_heap(monkeypatch, tmp_path):
+    """Every worker keeps the collector off its inherited heap once its games are built (wrappers/heap.py): the
+    call is seen in each forked worker, and the games are the in-process batch's."""
+    import farmgames.wrappers.process_vector as process_vector
+
+    real = process_vector.settle_worker
+
+    def spy() -> int:
+        frozen = real()
+        (tmp_path / f"settled-{os.getpid()}").write_text(str(frozen))
+        return frozen
+
+    monkeypatch.setattr(process_vector, "settle_worker", spy)  # a forked worker inherits the patched module
+    env = ProcessBatchedEnv(4, workers=2, start_method="fork", **KW)
+    try:
+        obs, _ = env.reset(seed=3)
+    finally:
+        env.close()
+    marks = sorted(tmp_path.glob("settled-*"))
+    assert len(marks) == 2 and all(int(m.read_text()) > 0 for m in marks)
+    ref = BatchedSingleAgentEnv(4, **KW)
+    np.testing.assert_array_equal(obs, ref.reset(seed=3)[0])
+    ref.close()

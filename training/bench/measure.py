@@ -455,7 +455,10 @@ def _timed_subproc(kwargs: dict, n_envs: int, clock: dict):
     from farmgames.training.train import _EnvFactory, _start_method
 
     vec = make_vec_env(
-        _EnvFactory(kwargs), n_envs=n_envs, vec_env_cls=SubprocVecEnv, vec_env_kwargs={"start_method": _start_method()}
+        _EnvFactory(kwargs, worker=True),
+        n_envs=n_envs,
+        vec_env_cls=SubprocVecEnv,
+        vec_env_kwargs={"start_method": _start_method()},
     )
     return _timed_vec(vec, n_envs, clock)
 
@@ -559,9 +562,14 @@ def ppo_child(arg: str) -> None:
     workers = clock.pop("vec_workers", 1)
     for key in clock:
         clock[key] = 0
-    t0 = time.perf_counter()
-    model.learn(total_timesteps=n_steps * n_envs)
-    wall = time.perf_counter() - t0
+    from contextlib import nullcontext
+
+    from farmgames.wrappers.heap import settled_heap
+
+    with settled_heap() if spec.get("settle_heap", True) else nullcontext(0) as frozen:  # as ``farmgames train``
+        t0 = time.perf_counter()
+        model.learn(total_timesteps=n_steps * n_envs)
+        wall = time.perf_counter() - t0
     env_time = clock["step"] + clock["reset"]
     print(
         json.dumps(
@@ -582,6 +590,7 @@ def ppo_child(arg: str) -> None:
                 "n_epochs": epochs,
                 "net_arch": list(ppo["net_arch"]),
                 "torch_threads": torch.get_num_threads(),
+                "frozen_objects": frozen,
                 "obs_size": int(spaces.flatdim(venv.observation_space)),
             }
         )
