@@ -6,26 +6,18 @@ from __future__ import annotations
 import contextlib
 import gc
 import multiprocessing
+from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 
 from farmgames.training.cli import main
-from farmgames.training.config import config_from_dict
+from farmgames.training.config import load_config
 from farmgames.training.imitation import collect_demos, demo_env_kwargs
 from farmgames.wrappers import heap
 from farmgames.wrappers.heap import YOUNG_THRESHOLD, settle_worker, settled_heap
 
-TINY = {  # as tests/training/test_imitation.py's: two tiny demonstration games, 64 PPO steps
-    "name": "tiny_heap",
-    "seed": 0,
-    "total_steps": 64,
-    "env": {"num_players": 2, "opponents": "random", "reward_scale": 0.05, "variant": {"reward": "margin"}},
-    "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "features_dim": 16, "net_arch": [16]},
-    "training": {"n_envs": 2, "vec_env": "dummy", "progress_bar": False, "checkpoint_every": 64},
-    "imitation": {"teacher": "heuristic", "games": 2, "epochs": 1, "batch_size": 64, "workers": 1},
-}
+SMOKE = Path(__file__).resolve().parents[2] / "configs" / "fields_of_green" / "smoke.yaml"  # the CI smoke run
 
 
 @pytest.fixture
@@ -83,7 +75,7 @@ def test_settle_worker_as_a_pool_initializer():
 
 
 def test_demonstrations_are_the_same_with_and_without_the_settled_heap(monkeypatch):
-    kwargs = demo_env_kwargs(config_from_dict(TINY))
+    kwargs = demo_env_kwargs(load_config(SMOKE))
     settled = collect_demos(kwargs, "heuristic", games=2, workers=1, progress=False)
     monkeypatch.setattr(heap, "settled_heap", lambda: contextlib.nullcontext(0))
     plain = collect_demos(kwargs, "heuristic", games=2, workers=1, progress=False)
@@ -101,12 +93,11 @@ def test_train_learns_inside_a_settled_heap_and_restores(monkeypatch, tmp_path, 
             yield frozen
 
     monkeypatch.setattr(heap, "settled_heap", spy)
-    config = tmp_path / "tiny.yaml"
-    config.write_text(yaml.safe_dump({k: v for k, v in TINY.items() if k != "imitation"}))
-    assert main(["train", "--config", str(config), "--out", str(tmp_path / "run"), "--no-progress"]) == 0
+    out = tmp_path / "run"
+    assert main(["train", "--config", str(SMOKE), "--total-steps", "128", "--out", str(out), "--no-progress"]) == 0
     assert len(seen) == 1 and seen[0][0] > 0 and seen[0][1][0] == max(YOUNG_THRESHOLD, collector[0])
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == collector
-    assert (tmp_path / "run" / "final.zip").is_file()
+    assert (out / "final.zip").is_file()
 
 
 def _factory_state(worker: bool) -> tuple[int, int]:
