@@ -14,6 +14,7 @@ import pytest
 from farmgames.training.cli import main
 from farmgames.training.config import load_config
 from farmgames.training.imitation import collect_demos, demo_env_kwargs
+from farmgames.training.train import _EnvFactory, _start_method
 from farmgames.wrappers import heap
 from farmgames.wrappers.heap import YOUNG_THRESHOLD, settle_worker, settled_heap
 
@@ -68,8 +69,7 @@ def _worker_state() -> tuple[int, tuple[int, int, int]]:
 
 
 def test_settle_worker_as_a_pool_initializer():
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    with multiprocessing.get_context(method).Pool(1, initializer=settle_worker) as pool:
+    with multiprocessing.get_context(_start_method()).Pool(1, initializer=settle_worker) as pool:
         frozen, thresholds = pool.apply(_worker_state)
     assert frozen > 0 and thresholds[0] == max(YOUNG_THRESHOLD, gc.get_threshold()[0])
 
@@ -101,8 +101,6 @@ def test_train_learns_inside_a_settled_heap_and_restores(monkeypatch, tmp_path, 
 
 
 def _factory_state(worker: bool) -> tuple[int, int]:
-    from farmgames.training.train import _EnvFactory
-
     env = _EnvFactory({"game": "fields_of_green_v0", "num_players": 2, "opponents": "random"}, worker=worker)()
     env.close()
     return gc.get_freeze_count(), gc.get_threshold()[0]
@@ -112,8 +110,7 @@ def _factory_state(worker: bool) -> tuple[int, int]:
 def test_subproc_env_factory_settles_only_a_worker(worker):
     """``training.vec_env: subproc``: each SubprocVecEnv worker builds its env through ``_EnvFactory(worker=True)``
     and settles its heap; the factory of an in-process env leaves the collector alone."""
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    with multiprocessing.get_context(method).Pool(1) as pool:
+    with multiprocessing.get_context(_start_method()).Pool(1) as pool:
         frozen, young = pool.apply(_factory_state, (worker,))
     assert (frozen > 0) is worker
     assert (young == max(YOUNG_THRESHOLD, gc.get_threshold()[0])) is worker

@@ -498,7 +498,9 @@ def _timed_vec(vec, n_envs: int, clock: dict):
 
 
 def ppo_child(arg: str) -> None:
-    """Subprocess body: MaskablePPO.learn for ``steps`` steps; time spent inside env calls vs wall."""
+    """Subprocess body: MaskablePPO.learn for ``steps`` steps; time spent inside env calls vs wall. ``learn`` runs
+    inside ``settled_heap()`` as ``farmgames train`` runs it (``"settle_heap": false`` in the spec leaves the
+    collector as it is, for an A/B of that setting; docs/profiling.md, "Twenty-second pass")."""
     spec = json.loads(arg)
     import torch
     from gymnasium import spaces
