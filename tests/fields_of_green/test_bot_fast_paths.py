@@ -267,6 +267,47 @@ def test_model_count_equals_the_engine_count(players):
     assert checked > 10_000 and nonzero > 100
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_model_gains_and_conditions_equal_the_engines(players):
+    """``_Model.gain_amounts`` and ``_Model.holds`` read each op from its compiled record (``_OpPlan``: its kind,
+    counters, cap and gains) and give what the engine's ``effects.gain_amounts`` and ``effects.condition_holds``
+    give, for every op of the card set's abilities and tiles, at every cell of the farms of random games
+    (FOG-ABIL-6: per / max / if; fallow cards never count, FOG-RUL-7). ``_Card.plans`` holds the records of the
+    card's own ops, in order, and a record's kind is the first of ``OP_KINDS`` the op has."""
+    import random
+
+    from farmgames.envs.fields_of_green import effects
+    from farmgames.envs.fields_of_green.bots.model import OP_KINDS, _model_for
+
+    game = Game(num_players=players, seed=13)
+    model = _model_for(game.cards)
+    for rec in model.card:
+        assert [p.op for p in rec.plans] == list(rec.effect)
+    ops = [op for c in game.cards.locations if c.ability for op in c.ability.effect]
+    ops += [op for t in game.cards.equipment for op in t.effect]
+    for op in ops:
+        kind = model.plan(op).kind
+        assert all(key not in op for key in OP_KINDS[:kind]) and (kind == len(OP_KINDS) or OP_KINDS[kind] in op), op
+    gains = [op for op in ops if "gain" in op]
+    assert any("per" in op and "max" in op for op in gains) and any("if" in op for op in gains)
+    rng, checked, varied, failed = random.Random(13), 0, 0, 0
+    while not game.is_terminal():
+        if len(game.history) % 17 == 0:
+            for farm in game.farms:
+                for cell in range(farm.geometry.cells):
+                    for op in ops:
+                        holds = model.holds(farm, cell, op)
+                        assert holds == effects.condition_holds(farm, cell, op), (cell, op)
+                        failed += not holds
+                        if "gain" in op:
+                            got = model.gain_amounts(farm, cell, op)
+                            assert got == effects.gain_amounts(farm, cell, op), (cell, op)
+                            varied += got != op["gain"]
+                        checked += 1
+        game.apply(rng.choice(game.legal_actions()))
+    assert checked > 10_000 and varied > 100 and failed > 100
+
+
 def test_model_card_records_and_harvest_costs_equal_the_card_set():
     """``_Model.card`` (the compiled copies of the ``LocationCard`` numbers the search reads) and
     ``_Model.harvest_cost`` (those numbers less the permanent tiles' discounts) equal the card set's records and

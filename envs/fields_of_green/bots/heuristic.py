@@ -51,7 +51,18 @@ from ..actions import SPLITS
 from ..cards import PILES
 from ..farm import EMPTY, SILO, TOWER, Farm
 from ..game import ACTIONS_PER_GAME, INCOME, MARKET_BASE, MARKET_PER_FOOD, RESTORE_COST, TOWER_COST, TURNS, YEARS, Game
-from .model import _Card, _decoded, _Model, _model_for, _reach
+from .model import (
+    OP_GAIN,
+    OP_GAIN_EQUIPMENT,
+    OP_RAISE_CAPACITY,
+    OP_TRADE,
+    _Card,
+    _decoded,
+    _Model,
+    _model_for,
+    _OpPlan,
+    _reach,
+)
 from .projection import _Ctx, _Projection, trade_value
 
 _INCOME_COINS, _INCOME_WATER, _INCOME_FOOD = INCOME["coins"], INCOME["water"], INCOME["food"]
@@ -176,7 +187,8 @@ def _farm_sig(f: Farm) -> tuple:
 
 # HeuristicBot's own attributes (its __getstate__ keeps seed, rng and w of them and rebuilds the rest)
 _BOT_STATE = frozenset(
-    "seed rng w _model _stock _cache_w _noise _pw _ctxs _sids _next_sid _values _evals _farm_caches _cell_memo".split()
+    "seed rng w _model _stock _cache_w _noise _pw _ctxs _sids _next_sid _values _evals _farm_caches _cell_memo"
+    " _dec_layout _dec".split()
 )
 
 
@@ -251,6 +263,9 @@ class HeuristicBot(Bot):
             tuple([float(x) for x in w.tower_bonus]),
         )
         self._ctxs: dict = {}
+        # the last layout's decoded actions (``_decoded``), read through an identity test (``_decode``)
+        self._dec_layout: object = None
+        self._dec: list[tuple[str, int]] = []
         self._sids: dict[tuple, int] = {}
         self._next_sid = 0
         self._values: dict = {}
@@ -300,6 +315,13 @@ class HeuristicBot(Bot):
         return choice if choice is not None and choice in legal else legal[0]
 
     # ------------------------------------------------------------------ memo tables
+
+    def _decode(self, layout) -> list[tuple[str, int]]:
+        """``_decoded(layout)``: the bot's games share a layout, so an identity test finds it (not a lookup)."""
+        if layout is not self._dec_layout:
+            self._dec = _decoded(layout)
+            self._dec_layout = layout
+        return self._dec
 
     def _sid(self, farm: Farm) -> int:
         """A small id for the farm's contents (ids are never reused, so a dropped entry only misses)."""
@@ -357,18 +379,28 @@ class HeuristicBot(Bot):
     def _ops_value(self, farm: Farm, cell: int, ops: Sequence[dict], ctx: _Ctx, vp_only: bool = False) -> float:
         """Static value of applying ``ops`` for the card at ``cell`` (no state change)."""
         m: _Model = self._model
+        return self._plans_value(farm, cell, [m.plan(op) for op in ops], ctx, vp_only)
+
+    def _plans_value(self, farm: Farm, cell: int, plans: Sequence[_OpPlan], ctx: _Ctx, vp_only: bool = False) -> float:
+        """``_ops_value`` of the ops' compiled records (``_Card.plans`` holds a card's: no lookup per op)."""
+        m: _Model = self._model
         total = 0.0
-        for op in ops:
-            if "gain" in op:
-                amounts = m.gain_amounts(farm, cell, op)
-                total += amounts.get("vp", 0) if vp_only else ctx.value(amounts)
-            elif vp_only or not m.holds(farm, cell, op):
+        for plan in plans:
+            op = plan.op
+            kind = plan.kind
+            if kind == OP_GAIN:
+                amounts = m.plan_amounts(farm, cell, plan)
+                if vp_only:
+                    total += amounts.get("vp", 0)
+                else:
+                    total += ctx.value(amounts)
+            elif vp_only or not m.plan_holds(farm, cell, plan):
                 continue
-            elif "gain_equipment" in op:
+            elif kind == OP_GAIN_EQUIPMENT:
                 total += op["gain_equipment"] * ctx.eq
-            elif "raise_capacity" in op:
+            elif kind == OP_RAISE_CAPACITY:
                 total += 0.25 * op["raise_capacity"]["by"]
-            elif "trade" in op:
+            elif kind == OP_TRADE:
                 total += trade_value(op["trade"], ctx, farm.coins, farm.food)
         return total
 
@@ -492,7 +524,7 @@ class HeuristicBot(Bot):
             if rec.kind != "none":
                 if rec.kind == "harvest":
                     coins, water, food = m.harvest_cost(farm, cell)
-                    per = self._ops_value(farm, cell, rec.effect, ctx) - (
+                    per = self._plans_value(farm, cell, rec.plans, ctx) - (
                         coins * ctx.coin + water * ctx.water + food * ctx.food
                     )
                     if water and not any(farm.tower_in_range(t, cell) for t in farm.tower_water):
@@ -535,7 +567,7 @@ class HeuristicBot(Bot):
             # the card is not on the grid: no equipment discounts
             coins, water, food = max(rec.h_coins, 0), max(rec.h_water, 0), max(rec.h_food, 0)
             spent = coins * ctx.coin + water * ctx.water + food * ctx.food
-            per = self._ops_value(farm, cell, rec.effect, ctx) - spent
+            per = self._plans_value(farm, cell, rec.plans, ctx) - spent
             value += max(per, -0.5) * ctx.harvests
         return value, water
 
@@ -543,9 +575,9 @@ class HeuristicBot(Bot):
         """Value of a card's ability that counts once at ``cell``: its End-game VP or its Immediate gains
         (0.0 for a Harvest ability or none)."""
         if rec.kind == "end_game":
-            return self._ops_value(farm, cell, rec.effect, ctx, vp_only=True)
+            return self._plans_value(farm, cell, rec.plans, ctx, vp_only=True)
         if rec.kind == "immediate":
-            return self._ops_value(farm, cell, rec.effect, ctx)
+            return self._plans_value(farm, cell, rec.plans, ctx)
         return 0.0
 
     def _ability_score(self, farm: Farm, n: int, ctx: _Ctx) -> float:
@@ -555,9 +587,9 @@ class HeuristicBot(Bot):
         kind = rec.kind
         if kind != "none" and kind != "immediate":
             if kind == "end_game":
-                total += self._ops_value(farm, n, rec.effect, ctx, vp_only=True)
+                total += self._plans_value(farm, n, rec.plans, ctx, vp_only=True)
             else:
-                total += self._ops_value(farm, n, rec.effect, ctx) * ctx.harvests
+                total += self._plans_value(farm, n, rec.plans, ctx) * ctx.harvests
         for tile_id in farm.equipment.get(n, ()):
             tile = m.tiles[tile_id]
             if tile.timing == "end_game":
@@ -819,7 +851,7 @@ class HeuristicBot(Bot):
             return self._value(g, p, self._resolve_own(g, p))
         sid, card, year, phase, tiles_left = prefix
         # the picked card only matters to a build (other actions discard it)
-        key = (sid, action, card if _decoded(game.layout)[action][0] == "build" else None, year, phase, tiles_left)
+        key = (sid, action, card if self._decode(game.layout)[action][0] == "build" else None, year, phase, tiles_left)
         value = _lru_get(self._evals, key)
         if value is _MISS or _SETTINGS.VERIFY_CACHES:
             # a local act keeps the year and phase and never ends the game (see _local_act)
@@ -861,7 +893,7 @@ class HeuristicBot(Bot):
         ``bots.VERIFY_CACHES`` checks it against the engine."""
         if game.phase == "harvest":
             return None
-        kind, arg = _decoded(game.layout)[action]
+        kind, arg = self._decode(game.layout)[action]
         farm = game.farms[p]
         m: _Model = self._model
         ops: Sequence[dict] = ()
@@ -996,7 +1028,7 @@ class HeuristicBot(Bot):
         for them one at a time). The result is the same list in the same order as pruning ``legal`` in
         one go: the others, the best builds, the best towers, the best silos (the order matters: each
         candidate draws its jitter in turn)."""
-        decoded = _decoded(game.layout)
+        decoded = self._decode(game.layout)
         ctx = self._ctx(game, p)
         fc = self._fc(game.farms[p], ctx) if sid is None else self._fc_by_sid(sid, ctx.year, ctx.harvests)
         builds: list[int] = []
@@ -1037,7 +1069,7 @@ class HeuristicBot(Bot):
         pool: int,
     ) -> tuple[list[int], list[int], list[int], list[int]]:
         """``_act_candidates`` of one half: (others, best builds, best towers, best silos)."""
-        decoded = _decoded(game.layout)
+        decoded = self._decode(game.layout)
         farm = game.farms[p]
         builds, towers, silos, others = [], [], [], []
         m: _Model = self._model
@@ -1121,7 +1153,7 @@ class HeuristicBot(Bot):
         m: _Model = self._model
         source = game.display if game.two_player else game.hands[p]
         layout = game.layout
-        decoded = _decoded(layout)
+        decoded = self._decode(layout)
         results: dict[int, float] = {}
         alternative = None  # best value of actions that do not depend on the card
         seen: dict[int, float] = {}
@@ -1282,7 +1314,7 @@ class HeuristicBot(Bot):
                 continue
             values = {}
             for card in m.pile_cards[pile]:
-                d = m.locs[card].design
+                d = m.design[card]
                 if d not in values:
                     if own_cell is not None:
                         values[d] = (self._split_own_value(farm, card, own_cell, ctx, fc), m.locs[card].copies)
@@ -1290,11 +1322,14 @@ class HeuristicBot(Bot):
                         values[d] = (self._quick_card(farm, card, ctx, self.w.split_cells, fc), m.locs[card].copies)
             total = sum(c for _, c in values.values())
             desirability.append(sum(max(v, 0.0) * c for v, c in values.values()) / total)
-        layout = game.layout
+        decoded = self._decode(game.layout)
         best, best_value = legal[0], -1e18
         for a in legal:
-            split = SPLITS[layout.decode(a)[1]]
-            value = sum(desirability[i] * _DRAW_WEIGHT[split[i]] / 0.25 for i in range(4)) + self._jitter()
+            split = SPLITS[decoded[a][1]]
+            value = 0.0  # (the sum in pile order, as sum() adds it)
+            for i in range(4):
+                value += desirability[i] * _DRAW_WEIGHT[split[i]] / 0.25
+            value += self._jitter()
             if value > best_value:
                 best, best_value = a, value
         return best

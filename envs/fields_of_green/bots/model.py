@@ -30,14 +30,18 @@ def _reach(geometry) -> list[tuple[int, ...]]:
         hit = _REACH[id(geometry)] = (
             geometry,
             [tuple(sorted(cells)) for cells in near],
-            [frozenset(cells) for cells in near],
+            ([frozenset(cells) for cells in near], [frozenset((c, *n)) for c, n in enumerate(geometry.neighbours)]),
         )
     return hit[1]
 
 
-def _reach_sets(geometry) -> list[frozenset]:
-    _reach(geometry)
-    return _REACH[id(geometry)][2]
+def _reach_sets(geometry) -> tuple[list[frozenset], list[frozenset]]:
+    """Per cell, ``_reach`` as a set, and the cell with its neighbours (what a projection's ``near`` is)."""
+    hit = _REACH.get(id(geometry))
+    if hit is None or hit[0] is not geometry:
+        _reach(geometry)
+        hit = _REACH[id(geometry)]
+    return hit[2]
 
 
 def _decoded(layout) -> list[tuple[str, int]]:
@@ -54,7 +58,7 @@ class _Card:
     """A location card's numbers as the search reads them: its ``LocationCard`` (a plain dataclass of
     ``cards.py``) flattened into a compiled record, whose fields compiled code reads directly."""
 
-    __slots__ = ("vp", "coins", "water", "food", "kind", "effect", "h_coins", "h_water", "h_food")
+    __slots__ = ("vp", "coins", "water", "food", "kind", "effect", "plans", "h_coins", "h_water", "h_food")
 
     def __init__(self, card: LocationCard):
         self.vp: int = card.vp
@@ -64,10 +68,74 @@ class _Card:
         self.food: int = cost.food
         self.kind: str = card.ability_kind  # immediate | harvest | end_game | none
         self.effect: tuple[dict, ...] = card.ability.effect if card.ability is not None else ()
+        self.plans: tuple[_OpPlan, ...] = ()  # the effect's ops compiled (``_Model.plan``), set by the model
         harvest = card.harvest_cost  # zero unless a harvest ability (before equipment discounts)
         self.h_coins: int = harvest.coins
         self.h_water: int = harvest.water
         self.h_food: int = harvest.food
+
+
+# the op kinds the bot's estimates tell apart (``_OpPlan.kind`` is the index of the first key the op has, else 4)
+OP_KINDS: tuple[str, ...] = ("gain", "gain_equipment", "raise_capacity", "trade")
+OP_GAIN, OP_GAIN_EQUIPMENT, OP_RAISE_CAPACITY, OP_TRADE, OP_OTHER = 0, 1, 2, 3, 4
+
+
+class _Counter:
+    """A counter of the effect language (data/FORMAT.md) as ``_Model.count`` reads it: ``kind`` 1 counts the
+    neighbours, 2 the farm's cards, each through ``matches`` (``_Model.match_list``); 0 any other counter, read
+    by ``_Model.count`` from ``counter`` itself."""
+
+    __slots__ = ("kind", "matches", "counter")
+
+    def __init__(self, kind: int, matches: list[bool], counter: dict):
+        self.kind = kind
+        self.matches = matches
+        self.counter = counter
+
+
+class _OpPlan:
+    """One op's ``if`` / ``per`` / ``max`` / ``gain`` read once into a compiled record, so that ``gain_amounts``
+    and ``holds`` read native fields instead of the op's string keys and call the counter directly, not through a
+    callable (docs/profiling.md, "Twenty-third pass"). ``const``: the amounts of a gain without "if"/"per",
+    which are the same anywhere (shared: callers must not change them)."""
+
+    __slots__ = ("op", "kind", "cond", "at_least", "per", "has_cap", "cap", "gain", "const")
+
+    def __init__(self, op: dict, cond: _Counter | None, per: _Counter | None, const: dict[str, int] | None):
+        self.op = op
+        # what the op does, tested in the order of the bot's estimates (``HeuristicBot._ops_value``)
+        self.kind: int = next((i for i, key in enumerate(OP_KINDS) if key in op), len(OP_KINDS))
+        self.cond = cond
+        self.at_least: int = op["if"]["at_least"] if cond is not None else 0
+        self.per = per
+        cap = op.get("max")
+        self.has_cap = cap is not None
+        self.cap: int = cap if cap is not None else 0
+        self.gain: list[tuple[str, int]] = list(op["gain"].items()) if "gain" in op else []
+        self.const = const
+
+
+def _adjacent(farm: Farm, cell: int, matches: list[bool]) -> int:
+    """The neighbours of ``cell`` that a card counter matches (``matches``: ``_Model.match_list``); a fallow card
+    never counts (FOG-RUL-7), towers and silos are never fallow."""
+    grid, fallow = farm.grid, farm.fallow
+    n = 0
+    for c in farm.geometry.neighbours[cell]:
+        code = grid[c]
+        if matches[code - SILO] and (code < 0 or c not in fallow):
+            n += 1
+    return n
+
+
+def _on_farm(farm: Farm, matches: list[bool]) -> int:
+    """``_adjacent`` over every card of the farm."""
+    grid, fallow = farm.grid, farm.fallow
+    n = 0
+    for c in farm.occupied:
+        code = grid[c]
+        if matches[code - SILO] and (code < 0 or c not in fallow):
+            n += 1
+    return n
 
 
 _MODELS: dict[int, _Model] = {}
@@ -135,10 +203,12 @@ class _Model:
         ]
         self._match: dict[int, tuple[dict, frozenset]] = {}
         self._match_list: dict[int, tuple[dict, list[bool]]] = {}
-        # gains without "if"/"per": the same amounts anywhere
-        self._const_gains: dict[int, tuple[dict, dict[str, int]]] = {}
+        # each op's compiled record (``_OpPlan``), by the op's id (the op itself kept in it, so a reused id misses)
+        self._plans: dict[int, _OpPlan] = {}
         self._specs: dict[tuple, tuple] = {}
         self.spec0: list = [None] * len(self.locs)  # harvest_spec(code, ()) once known
+        for rec in self.card:
+            rec.plans = tuple([self.plan(op) for op in rec.effect])
         # end-game abilities that only count neighbours (their VP are shared by footprint)
         self.end_local = [
             ops is not None and all("adjacent" in op.get(k, ("adjacent",)) for op in ops for k in ("if", "per"))
@@ -210,23 +280,9 @@ class _Model:
         """``effects.count``: a face-up location matches unless fallow; towers and silos never are. The
         counters over cards use the compiled filters, the others are the engine's."""
         if "adjacent" in counter:
-            matches = self.match_list(counter["adjacent"])
-            grid, fallow = farm.grid, farm.fallow
-            n = 0
-            for c in farm.geometry.neighbours[cell]:
-                code = grid[c]
-                if matches[code - SILO] and (code < 0 or c not in fallow):
-                    n += 1
-            return n
+            return _adjacent(farm, cell, self.match_list(counter["adjacent"]))
         if "farm" in counter:
-            matches = self.match_list(counter["farm"])
-            grid, fallow = farm.grid, farm.fallow
-            n = 0
-            for c in farm.occupied:
-                code = grid[c]
-                if matches[code - SILO] and (code < 0 or c not in fallow):
-                    n += 1
-            return n
+            return _on_farm(farm, self.match_list(counter["farm"]))
         if "distinct_subtypes" in counter:
             kind = counter["distinct_subtypes"]
             info, grid, fallow = self.info, farm.grid, farm.fallow
@@ -240,21 +296,76 @@ class _Model:
             return len(seen)
         return effects.count(farm, cell, counter)
 
+    def _counter(self, counter: dict) -> _Counter:
+        """``counter`` compiled in ``count``'s order of tests."""
+        if "adjacent" in counter:
+            return _Counter(1, self.match_list(counter["adjacent"]), counter)
+        if "farm" in counter:
+            return _Counter(2, self.match_list(counter["farm"]), counter)
+        return _Counter(0, [], counter)
+
+    def plan(self, op: dict) -> _OpPlan:
+        """The op's compiled record, made on its first use."""
+        hit = self._plans.get(id(op))
+        if hit is not None and hit.op is op:
+            return hit
+        cond = op.get("if")
+        per = op.get("per")
+        const = None
+        if "gain" in op and cond is None and per is None:
+            const = effects.gain_amounts(None, -1, op)  # (no counter is read: the amounts of every farm and cell)
+        plan = _OpPlan(
+            op,
+            self._counter(cond) if cond is not None else None,
+            self._counter(per) if per is not None else None,
+            const,
+        )
+        self._plans[id(op)] = plan
+        return plan
+
+    def count_of(self, farm: Farm, cell: int, counter: _Counter) -> int:
+        """``count`` of a compiled counter (the same loops, over the flags it holds)."""
+        kind = counter.kind
+        if kind == 1:
+            return _adjacent(farm, cell, counter.matches)
+        if kind == 2:
+            return _on_farm(farm, counter.matches)
+        return self.count(farm, cell, counter.counter)
+
     def holds(self, farm: Farm, cell: int, op: dict) -> bool:
         """``effects.condition_holds`` with these counters."""
-        return effects.condition_holds(farm, cell, op, self.count)
+        return self.plan_holds(farm, cell, self.plan(op))
+
+    def plan_holds(self, farm: Farm, cell: int, plan: _OpPlan) -> bool:
+        """``holds`` of an op's compiled record."""
+        cond = plan.cond
+        return cond is None or self.count_of(farm, cell, cond) >= plan.at_least
 
     def gain_amounts(self, farm: Farm, cell: int, op: dict) -> dict[str, int]:
-        """``effects.gain_amounts`` with these counters. An op without "if"/"per" gives the same amounts
-        anywhere, so they are kept per op: the dict may be shared, callers must not change it."""
-        hit = self._const_gains.get(id(op))
-        if hit is not None and hit[0] is op:
-            return hit[1]
-        if "if" not in op and "per" not in op:
-            out = effects.gain_amounts(farm, cell, op)
-            self._const_gains[id(op)] = (op, out)
-            return out
-        return effects.gain_amounts(farm, cell, op, self.count)
+        """``effects.gain_amounts`` with these counters, read from the op's compiled record. An op without
+        "if"/"per" gives the same amounts anywhere, so they are kept per op: that dict is shared, callers must
+        not change it (tests/fields_of_green/test_bot_fast_paths.py compares both with ``effects``)."""
+        return self.plan_amounts(farm, cell, self.plan(op))
+
+    def plan_amounts(self, farm: Farm, cell: int, plan: _OpPlan) -> dict[str, int]:
+        """``gain_amounts`` of an op's compiled record."""
+        const = plan.const
+        if const is not None:
+            return const
+        cond = plan.cond
+        if cond is not None and self.count_of(farm, cell, cond) < plan.at_least:
+            return {}
+        per = plan.per
+        factor = self.count_of(farm, cell, per) if per is not None else 1
+        out: dict[str, int] = {}
+        has_cap, cap = plan.has_cap, plan.cap
+        for res, amount in plan.gain:
+            total = amount * factor
+            if has_cap:
+                total = min(total, cap)
+            if total:
+                out[res] = total
+        return out
 
     def harvest_cost(self, farm: Farm, cell: int) -> tuple[int, int, int]:
         """Harvest cost after permanent equipment discounts (``game.harvest_cost``, on any farm): the

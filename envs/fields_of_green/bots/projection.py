@@ -135,8 +135,9 @@ class _Projection:
             self.tin_tmpl = tmpl["tin"]
             self.same_plan = True
             if changed is not None:
-                self.near = near = frozenset((changed,) + f.geometry.neighbours[changed])
-                self.far = _reach_sets(f.geometry)[changed]  # cells whose tower ranges may differ
+                reach, nears = _reach_sets(f.geometry)
+                self.near = near = nears[changed]
+                self.far = reach[changed]  # cells whose tower ranges may differ
                 code = grid[changed]
                 if code >= 0 and harvest_kind[code] and changed not in tmpl["hset"]:
                     self.hcells = self.hcells + [changed]  # a new location: last on the farm
@@ -423,7 +424,7 @@ class _Projection:
             f_coins -= coins
             f_food -= food
             fx: Any = fxs[c]  # (a tuple of gains or a list of ops: see compute_fx)
-            if fx.__class__ is tuple:
+            if isinstance(fx, tuple):
                 gains: tuple[int, int, int, int] = fx  # (coins, vp, food, water): unpacked natively
                 g_coins, g_vp, g_food, g_water = gains
                 f_coins += g_coins
@@ -455,7 +456,7 @@ class _Projection:
             if fx is None:
                 self.entry(c)
                 fx = fxs[c]
-            if fx.__class__ is tuple:
+            if isinstance(fx, tuple):
                 gains = fx
                 g_coins, g_vp, g_food, g_water = gains
                 f_coins += g_coins
