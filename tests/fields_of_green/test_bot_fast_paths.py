@@ -241,7 +241,6 @@ def test_model_count_equals_the_engine_count(players):
     """``_Model.count`` (the card counters over per-filter flags, ``_Model.match_list``) counts what the engine's
     ``effects.count`` counts, for every counter of the card set's abilities and tiles, at every cell of the farms of
     random games (FOG-ABIL-6: adjacent / farm / distinct sub-types; fallow cards never count, FOG-RUL-7)."""
-    import random
 
     from farmgames.envs.fields_of_green import effects
     from farmgames.envs.fields_of_green.bots.model import _model_for
@@ -253,18 +252,27 @@ def test_model_count_equals_the_engine_count(players):
     ]
     counters = [op[k] for ops in effects_of for op in ops for k in ("if", "per") if k in op]
     assert {k for c in counters for k in c} >= {"adjacent", "farm", "distinct_subtypes"}
-    rng, checked, nonzero = random.Random(11), 0, 0
+    checked, nonzero = 0, 0
+    for farm, cell in _cells_of_a_random_game(game, 11):
+        for counter in counters:
+            got = model.count(farm, cell, counter)
+            assert got == effects.count(farm, cell, counter), (cell, counter)
+            checked += 1
+            nonzero += got > 0
+    assert checked > 10_000 and nonzero > 100
+
+
+def _cells_of_a_random_game(game: Game, seed: int):
+    """Every (farm, cell) of ``game`` at every 17th step of uniformly random play from it to its end."""
+    import random
+
+    rng = random.Random(seed)
     while not game.is_terminal():
         if len(game.history) % 17 == 0:
             for farm in game.farms:
                 for cell in range(farm.geometry.cells):
-                    for counter in counters:
-                        got = model.count(farm, cell, counter)
-                        assert got == effects.count(farm, cell, counter), (cell, counter)
-                        checked += 1
-                        nonzero += got > 0
+                    yield farm, cell
         game.apply(rng.choice(game.legal_actions()))
-    assert checked > 10_000 and nonzero > 100
 
 
 @pytest.mark.parametrize("players", [2, 4])
@@ -274,7 +282,6 @@ def test_model_gains_and_conditions_equal_the_engines(players):
     give, for every op of the card set's abilities and tiles, at every cell of the farms of random games
     (FOG-ABIL-6: per / max / if; fallow cards never count, FOG-RUL-7). ``_Card.plans`` holds the records of the
     card's own ops, in order, and a record's kind is the first of ``OP_KINDS`` the op has."""
-    import random
 
     from farmgames.envs.fields_of_green import effects
     from farmgames.envs.fields_of_green.bots.model import OP_KINDS, _model_for
@@ -290,21 +297,17 @@ def test_model_gains_and_conditions_equal_the_engines(players):
         assert all(key not in op for key in OP_KINDS[:kind]) and (kind == len(OP_KINDS) or OP_KINDS[kind] in op), op
     gains = [op for op in ops if "gain" in op]
     assert any("per" in op and "max" in op for op in gains) and any("if" in op for op in gains)
-    rng, checked, varied, failed = random.Random(13), 0, 0, 0
-    while not game.is_terminal():
-        if len(game.history) % 17 == 0:
-            for farm in game.farms:
-                for cell in range(farm.geometry.cells):
-                    for op in ops:
-                        holds = model.holds(farm, cell, op)
-                        assert holds == effects.condition_holds(farm, cell, op), (cell, op)
-                        failed += not holds
-                        if "gain" in op:
-                            got = model.gain_amounts(farm, cell, op)
-                            assert got == effects.gain_amounts(farm, cell, op), (cell, op)
-                            varied += got != op["gain"]
-                        checked += 1
-        game.apply(rng.choice(game.legal_actions()))
+    checked, varied, failed = 0, 0, 0
+    for farm, cell in _cells_of_a_random_game(game, 13):
+        for op in ops:
+            holds = model.holds(farm, cell, op)
+            assert holds == effects.condition_holds(farm, cell, op), (cell, op)
+            failed += not holds
+            if "gain" in op:
+                got = model.gain_amounts(farm, cell, op)
+                assert got == effects.gain_amounts(farm, cell, op), (cell, op)
+                varied += got != op["gain"]
+            checked += 1
     assert checked > 10_000 and varied > 100 and failed > 100
 
 
