@@ -281,7 +281,8 @@ def test_model_gains_and_conditions_equal_the_engines(players):
     counters, cap and gains) and give what the engine's ``effects.gain_amounts`` and ``effects.condition_holds``
     give, for every op of the card set's abilities and tiles, at every cell of the farms of random games
     (FOG-ABIL-6: per / max / if; fallow cards never count, FOG-RUL-7). ``_Card.plans`` holds the records of the
-    card's own ops, in order, and a record's kind is the first of ``OP_KINDS`` the op has."""
+    card's own ops, in order (``_Model.tile_plans`` a tile's), and a record's kind is the first of ``OP_KINDS`` the
+    op has."""
 
     from farmgames.envs.fields_of_green import effects
     from farmgames.envs.fields_of_green.bots.model import OP_KINDS, _model_for
@@ -290,6 +291,8 @@ def test_model_gains_and_conditions_equal_the_engines(players):
     model = _model_for(game.cards)
     for rec in model.card:
         assert [p.op for p in rec.plans] == list(rec.effect)
+    for tile, plans in zip(game.cards.equipment, model.tile_plans, strict=True):
+        assert [p.op for p in plans] == list(tile.effect)
     ops = [op for c in game.cards.locations if c.ability for op in c.ability.effect]
     ops += [op for t in game.cards.equipment for op in t.effect]
     for op in ops:

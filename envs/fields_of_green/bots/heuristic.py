@@ -376,13 +376,9 @@ class HeuristicBot(Bot):
         m: _Model = self._model
         return m.harvest_cost(farm, cell)
 
-    def _ops_value(self, farm: Farm, cell: int, ops: Sequence[dict], ctx: _Ctx, vp_only: bool = False) -> float:
-        """Static value of applying ``ops`` for the card at ``cell`` (no state change)."""
-        m: _Model = self._model
-        return self._plans_value(farm, cell, [m.plan(op) for op in ops], ctx, vp_only)
-
     def _plans_value(self, farm: Farm, cell: int, plans: Sequence[_OpPlan], ctx: _Ctx, vp_only: bool = False) -> float:
-        """``_ops_value`` of the ops' compiled records (``_Card.plans`` holds a card's: no lookup per op)."""
+        """Static value of applying a card's or tile's ops for the card at ``cell`` (no state change), read from the
+        ops' compiled records (``_Card.plans``, ``_Model.tile_plans``)."""
         m: _Model = self._model
         total = 0.0
         for plan in plans:
@@ -593,7 +589,7 @@ class HeuristicBot(Bot):
         for tile_id in farm.equipment.get(n, ()):
             tile = m.tiles[tile_id]
             if tile.timing == "end_game":
-                total += self._ops_value(farm, n, tile.effect, ctx, vp_only=True)
+                total += self._plans_value(farm, n, m.tile_plans[tile_id], ctx, vp_only=True)
         return total
 
     def _neighbour_scores(self, farm: Farm, cell: int, ctx: _Ctx, fc: dict | None = None, placed: int = 0) -> float:
@@ -742,12 +738,12 @@ class HeuristicBot(Bot):
         """Priority of paying a harvest location next (higher first): free abilities and food
         producers before food consumers, unless the food would overflow while a consumer can eat."""
         m: _Model = self._model
-        effect = m.card[f.grid[cell]].effect
+        plans = m.card[f.grid[cell]].plans
         coins, water, food = m.harvest_cost(f, cell)
         gain_food = 0
-        for op in effect:
-            if "gain" in op:
-                gain_food += m.gain_amounts(f, cell, op).get("food", 0)
+        for plan in plans:
+            if plan.kind == OP_GAIN:
+                gain_food += m.plan_amounts(f, cell, plan).get("food", 0)
         overflow = f.food - food + gain_food > f.food_capacity
         if gain_food > food:
             if overflow and consumers_ready:
@@ -756,7 +752,7 @@ class HeuristicBot(Bot):
         if not (coins or water or food):
             return 90.0
         if food:
-            return 20.0 + self._ops_value(f, cell, effect, ctx) / food
+            return 20.0 + self._plans_value(f, cell, plans, ctx) / food
         return 40.0
 
     def _trade_times(self, f: Farm, trade: dict, ctx: _Ctx, options: Sequence[int] | None = None) -> int:
@@ -1400,17 +1396,18 @@ class HeuristicBot(Bot):
         if cell is None:
             return 1.0 + 0.05
         farm = game.farms[p]
-        tile = self._model.tiles[tile_id]
+        m: _Model = self._model
+        tile, plans = m.tiles[tile_id], m.tile_plans[tile_id]
         ctx = self._ctx(game, p)
         harvests = ctx.harvests
         if game.phase == "harvest" and cell not in game.harvested:
             harvests += 1  # FOG-RUL-18: usable in this harvest
         if tile.timing == "on_place":
-            return self._ops_value(farm, cell, tile.effect, ctx)
+            return self._plans_value(farm, cell, plans, ctx)
         if tile.timing == "end_game":
-            return self._ops_value(farm, cell, tile.effect, ctx, vp_only=True)
+            return self._plans_value(farm, cell, plans, ctx, vp_only=True)
         if tile.timing == "harvest":
-            return self._ops_value(farm, cell, tile.effect, ctx) * harvests
+            return self._plans_value(farm, cell, plans, ctx) * harvests
         value = 0.0  # permanent
         coins, water, food = self._harvest_cost(farm, cell) if farm.grid[cell] >= 0 else (0, 0, 0)
         for op in tile.effect:

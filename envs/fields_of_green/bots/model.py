@@ -20,6 +20,16 @@ _REACH: dict[int, tuple] = {}
 
 def _reach(geometry) -> list[tuple[int, ...]]:
     """Per cell, the other cells a tower there could ever reach (FOG-WATER-4: adjacent or at distance 2)."""
+    return _reach_entry(geometry)[1]
+
+
+def _reach_sets(geometry) -> tuple[list[frozenset], list[frozenset]]:
+    """Per cell, ``_reach`` as a set, and the cell with its neighbours (what a projection's ``near`` is)."""
+    return _reach_entry(geometry)[2]
+
+
+def _reach_entry(geometry) -> tuple:
+    """The geometry's reach tables, built once per geometry: (geometry, ``_reach``, ``_reach_sets``)."""
     hit = _REACH.get(id(geometry))
     if hit is None or hit[0] is not geometry:
         if len(_REACH) >= 32:
@@ -32,16 +42,7 @@ def _reach(geometry) -> list[tuple[int, ...]]:
             [tuple(sorted(cells)) for cells in near],
             ([frozenset(cells) for cells in near], [frozenset((c, *n)) for c, n in enumerate(geometry.neighbours)]),
         )
-    return hit[1]
-
-
-def _reach_sets(geometry) -> tuple[list[frozenset], list[frozenset]]:
-    """Per cell, ``_reach`` as a set, and the cell with its neighbours (what a projection's ``near`` is)."""
-    hit = _REACH.get(id(geometry))
-    if hit is None or hit[0] is not geometry:
-        _reach(geometry)
-        hit = _REACH[id(geometry)]
-    return hit[2]
+    return hit
 
 
 def _decoded(layout) -> list[tuple[str, int]]:
@@ -75,7 +76,8 @@ class _Card:
         self.h_food: int = harvest.food
 
 
-# the op kinds the bot's estimates tell apart (``_OpPlan.kind`` is the index of the first key the op has, else 4)
+# the op kinds the bot's estimates tell apart (``_OpPlan.kind`` is the index of the first key the op has, else
+# OP_OTHER)
 OP_KINDS: tuple[str, ...] = ("gain", "gain_equipment", "raise_capacity", "trade")
 OP_GAIN, OP_GAIN_EQUIPMENT, OP_RAISE_CAPACITY, OP_TRADE, OP_OTHER = 0, 1, 2, 3, 4
 
@@ -104,7 +106,7 @@ class _OpPlan:
     def __init__(self, op: dict, cond: _Counter | None, per: _Counter | None, const: dict[str, int] | None):
         self.op = op
         # what the op does, tested in the order of the bot's estimates (``HeuristicBot._ops_value``)
-        self.kind: int = next((i for i, key in enumerate(OP_KINDS) if key in op), len(OP_KINDS))
+        self.kind: int = next((i for i, key in enumerate(OP_KINDS) if key in op), OP_OTHER)
         self.cond = cond
         self.at_least: int = op["if"]["at_least"] if cond is not None else 0
         self.per = per
@@ -209,6 +211,7 @@ class _Model:
         self.spec0: list = [None] * len(self.locs)  # harvest_spec(code, ()) once known
         for rec in self.card:
             rec.plans = tuple([self.plan(op) for op in rec.effect])
+        self.tile_plans: list[tuple[_OpPlan, ...]] = [tuple([self.plan(op) for op in t.effect]) for t in self.tiles]
         # end-game abilities that only count neighbours (their VP are shared by footprint)
         self.end_local = [
             ops is not None and all("adjacent" in op.get(k, ("adjacent",)) for op in ops for k in ("if", "per"))

@@ -221,7 +221,7 @@ class _Projection:
         return d
 
     def ops_value(self, cell: int, ops: Sequence[dict]) -> float:
-        """``HeuristicBot._ops_value`` (not vp_only) on the projected farm."""
+        """``HeuristicBot._plans_value`` (not vp_only) on the projected farm, through its epoch's memo of gains."""
         ctx, f = self.ctx, self.f
         total = 0.0
         for op in ops:
