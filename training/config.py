@@ -33,7 +33,7 @@ A config has five sections; every key is optional and falls back to the defaults
       n_envs: 8
       vec_env: dummy              # dummy (one process), subproc (one process per env copy) or batched
                                   # (all copies in one process as one batch: farmgames.wrappers.vector)
-      vec_workers: 1              # batched only: > 1 splits the batch over that many worker processes
+      vec_workers: 1              # batched only: > 1 splits the batch over that many processes (parent + workers)
                                   # (farmgames.wrappers.process_vector), for bot-bound steps on several cores
       torch_threads: 1
       checkpoint_every: 100000

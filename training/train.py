@@ -69,7 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--vec-env", choices=("dummy", "subproc", "batched"), default=None, help="override training.vec_env"
     )
     parser.add_argument(
-        "--vec-workers", type=int, default=None, help="override training.vec_workers (worker processes of batched)"
+        "--vec-workers", type=int, default=None, help="override training.vec_workers (processes stepping batched)"
     )
     parser.add_argument("--torch-threads", type=int, default=None, help="override training.torch_threads")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -175,8 +175,8 @@ def make_batched_vec_env(kwargs: dict, n_envs: int, seed: int, workers: int = 1)
     (game ``i`` gets ``seed + i``, each action space too). Its episode-end infos carry what SB3's Monitor
     adds (``episode``) and ``terminal_observation``, so the logs and the callbacks read the same as with
     ``dummy`` (tests/training/test_batched_training.py trains both on the same seed). ``workers > 1``
-    (``training.vec_workers``): the same games split over that many processes
-    (:class:`farmgames.wrappers.process_vector.ProcessBatchedEnv`, forked like ``subproc``'s workers)."""
+    (``training.vec_workers``): the same games split over that many processes, this one and ``workers - 1``
+    workers (:class:`farmgames.wrappers.process_vector.ProcessBatchedEnv`, forked like ``subproc``'s workers)."""
     from farmgames.wrappers.vector import BatchedSingleAgentEnv, SB3BatchedVecEnv
 
     batched: Any

@@ -1,4 +1,4 @@
-"""The batched env split over worker processes: every core steps its share of the games.
+"""The batched env split over processes: every core steps its share of the games, the parent's core included.
 
     from farmgames.wrappers.process_vector import ProcessBatchedEnv
     from farmgames.wrappers.vector import SB3BatchedVecEnv
@@ -12,12 +12,22 @@ Why: against the heuristic bot most of a learner step is the bot's own decisions
 the in-process :class:`~farmgames.wrappers.vector.BatchedSingleAgentEnv` plays on one core while the others
 idle. SB3's ``SubprocVecEnv`` uses every core but pays a pipe round trip per env and per call, pickles every
 observation and asks for the masks in a second round trip (it trained no faster here, issue 13). This env
-runs ``workers`` processes, each with one ``BatchedSingleAgentEnv`` over a contiguous slice of the games, and
-shares the observation, mask, action, reward and termination arrays with them (``multiprocessing``
-shared memory): a step is one short message to each worker and one reply (the finished games' final
-observations and infos, pickled, the rest in the shared arrays). Worth it where a step is dear (bot
-opponents); for cheap steps the messages cost more than a second core gives (``farmgames bench`` measures
-both).
+splits the games into ``workers`` contiguous shares: the parent steps the first share itself, in-process, while
+``workers - 1`` worker processes, each with one ``BatchedSingleAgentEnv``, step the others; the observation,
+mask, action, reward and termination arrays are shared with them (``multiprocessing`` shared memory), so a
+step is one short message to each worker and one reply (the finished games' final observations and infos,
+pickled, the rest in the shared arrays). Worth it where a step is dear (bot opponents); for cheap steps the
+messages cost more than a second core gives (``farmgames bench`` measures both).
+
+Two things decide what a second core gives (docs/profiling.md, "Twenty-fourth pass"):
+
+* **The parent steps a share.** It waits for the step anyway; a parent that only sent messages left its core
+  idle, so W processes stepped the games on W - 1 busy cores.
+* **A worker polls for its next command for ``spin`` seconds before it sleeps** (default 2 ms, ``spin=0``: it
+  sleeps at once). On the machines measured, a step run right after its core slept was 1.8-2.7x dearer than
+  one on a busy core (caches and clock after the idle), and a learner's forward pass between two steps is
+  that long. Only the workers poll, at most ``spin`` after each command, and only ``workers - 1`` of them:
+  with ``workers`` at most the usable cores (the default) the parent keeps a core of its own.
 
 Workers start with ``forkserver`` where it exists (else ``spawn``; ``start_method="fork"`` as ``farmgames train``
 uses), so a script that builds this env at import time needs the usual ``if __name__ == "__main__":`` guard.
@@ -25,9 +35,10 @@ uses), so a script that builds this env at import time needs the usual ``if __na
 The games, their seeds and so their episodes are those of ``BatchedSingleAgentEnv(num_envs, ...)`` (game
 ``i`` is reset with ``seed + i``), step for step: ``tests/wrappers/test_process_vector.py`` compares every
 observation, mask, reward, termination and final info. The returned arrays are new each step (the
-caller may keep them). A worker that fails raises ``RuntimeError`` with its traceback in the parent, and the
-env refuses further steps (its games' state is then unknown). ``close()`` ends the workers; the workers also
-end when the parent's end of their pipe closes.
+caller may keep them). A worker that fails raises ``RuntimeError`` with its traceback in the parent (worker
+``w`` steps share ``w``; share 0 is the parent's), and the env refuses further steps (its games' state is then
+unknown); an error in the parent's own share is reported the same way, as worker 0's.
+``close()`` ends the workers; the workers also end when the parent's end of their pipe closes.
 """
 
 from __future__ import annotations
@@ -36,6 +47,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import time
 import traceback
 from collections.abc import Sequence
 from typing import Any
@@ -50,6 +62,8 @@ from .single_agent import SingleAgentEnv
 from .vector import _APPLY, BatchedSingleAgentEnv, check_actions, check_num_envs, reset_seeds
 
 __all__ = ["ProcessBatchedEnv", "default_workers"]
+
+SPIN = 0.002  # seconds a worker polls for its next command before it sleeps (see the module doc)
 
 
 def default_workers() -> int:
@@ -71,46 +85,71 @@ def _slices(num_envs: int, workers: int) -> list[tuple[int, int]]:
     return out
 
 
-def _worker(conn: Any, lo: int, hi: int, shared: tuple, game: str, env_kwargs: dict) -> None:
-    """A worker process: one ``BatchedSingleAgentEnv`` over games ``lo..hi-1`` of the parent's batch, its rows
-    written into the shared arrays after every reset and step; commands and the rare pickled results over
-    ``conn``."""
+class _Share:
+    """One contiguous share ``lo..hi-1`` of the games: its ``BatchedSingleAgentEnv`` and its rows of the shared
+    arrays, which every reset and step fill. The parent steps share 0 through one, each worker its own."""
+
+    def __init__(self, lo: int, hi: int, shared: tuple, game: str, env_kwargs: dict):
+        obs_raw, masks_raw, actions_raw, rewards_raw, terms_raw, num_envs, size, num_actions = shared
+        self.lo = lo
+        self.obs = np.frombuffer(obs_raw, dtype=np.float32).reshape(num_envs, size)[lo:hi]
+        self.masks = np.frombuffer(masks_raw, dtype=bool).reshape(num_envs, num_actions)[lo:hi]
+        self.actions = np.frombuffer(actions_raw, dtype=np.int64)[lo:hi]
+        self.rewards = np.frombuffer(rewards_raw, dtype=np.float64)[lo:hi]
+        self.terms = np.frombuffer(terms_raw, dtype=bool)[lo:hi]
+        self.batch = BatchedSingleAgentEnv(hi - lo, game, **env_kwargs)
+
+    def step(self) -> list[tuple[int, np.ndarray, dict]]:
+        """Step the share with its actions from the shared array; the finished games' ``(index in the whole
+        batch, final observation, final info)``."""
+        batch = self.batch
+        o, r, t, _, _ = batch.step(self.actions)
+        self.obs[:] = o
+        self.masks[:] = batch._masks
+        self.rewards[:] = r
+        self.terms[:] = t
+        return [(self.lo + i, final_obs, info) for i, (final_obs, info) in batch.final_infos.items()]
+
+    def reset(self, seeds: list, options: dict | None) -> None:
+        o, _ = self.batch.reset(seed=seeds, options=options)
+        self.obs[:] = o
+        self.masks[:] = self.batch._masks
+
+    def map_envs(self, what: str, indices: list[int], args: tuple) -> list:
+        return self.batch.map_envs(what, [i - self.lo for i in indices], *args)
+
+
+def _worker(conn: Any, lo: int, hi: int, shared: tuple, game: str, env_kwargs: dict, spin: float) -> None:
+    """A worker process: a :class:`_Share` of games ``lo..hi-1`` of the parent's batch; commands and the rare
+    pickled results over ``conn``. Between commands it polls ``conn`` for ``spin`` seconds before it sleeps in
+    ``recv`` (module doc: a step right after the core slept costs more)."""
     # Ctrl-C goes to the whole process group: only the parent handles it (training saves its model and
     # closes the env), a worker killed mid-step would turn it into a worker failure
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    obs_raw, masks_raw, actions_raw, rewards_raw, terms_raw, num_envs, size, num_actions = shared
-    obs = np.frombuffer(obs_raw, dtype=np.float32).reshape(num_envs, size)[lo:hi]
-    masks = np.frombuffer(masks_raw, dtype=bool).reshape(num_envs, num_actions)[lo:hi]
-    actions = np.frombuffer(actions_raw, dtype=np.int64)[lo:hi]
-    rewards = np.frombuffer(rewards_raw, dtype=np.float64)[lo:hi]
-    terms = np.frombuffer(terms_raw, dtype=bool)[lo:hi]
-    batch = None
+    share = None
+    clock = time.perf_counter
     try:
-        batch = BatchedSingleAgentEnv(hi - lo, game, **env_kwargs)
+        share = _Share(lo, hi, shared, game, env_kwargs)
         settle_worker()  # the collector off what the worker inherited or built (wrappers/heap.py)
         conn.send(("ok", None))
         while True:
+            if spin > 0:
+                deadline = clock() + spin
+                while not conn.poll() and clock() < deadline:  # (poll is True at EOF too: recv then ends)
+                    pass
             try:
                 command, arg = conn.recv()
             except EOFError:  # the parent is gone
                 break
             try:
                 if command == "step":
-                    o, r, t, _, _ = batch.step(actions)
-                    obs[:] = o
-                    masks[:] = batch._masks
-                    rewards[:] = r
-                    terms[:] = t
-                    reply: Any = [(lo + i, final_obs, info) for i, (final_obs, info) in batch.final_infos.items()]
+                    reply: Any = share.step()
                 elif command == "reset":
-                    seeds, options = arg
-                    o, _ = batch.reset(seed=seeds, options=options)
-                    obs[:] = o
-                    masks[:] = batch._masks
+                    share.reset(*arg)
                     reply = None
                 elif command == "apply":
                     what, indices, args = arg
-                    reply = batch.map_envs(what, [i - lo for i in indices], *args)
+                    reply = share.map_envs(what, indices, args)
                 elif command == "close":
                     conn.send(("ok", None))
                     break
@@ -126,14 +165,16 @@ def _worker(conn: Any, lo: int, hi: int, shared: tuple, game: str, env_kwargs: d
         except OSError:  # pragma: no cover - the parent is gone
             pass
     finally:
-        if batch is not None:
-            batch.close()
+        if share is not None:
+            share.batch.close()
         conn.close()
 
 
 class ProcessBatchedEnv(VectorEnv):
-    """``num_envs`` :class:`SingleAgentEnv` games (same keywords) stepped by ``workers`` processes, each a
-    :class:`BatchedSingleAgentEnv` over its share of the games (see module doc)."""
+    """``num_envs`` :class:`SingleAgentEnv` games (same keywords) in ``workers`` shares, each a
+    :class:`BatchedSingleAgentEnv`: the parent steps share 0, a worker process each other share (see module
+    doc). ``workers=1``: every game in the parent (no process). ``spin``: the seconds a worker polls for its
+    next command before it sleeps (0: at once)."""
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}
     copy = True  # (what the SB3 adapter reads: every array handed out is new)
@@ -146,6 +187,7 @@ class ProcessBatchedEnv(VectorEnv):
         *,
         workers: int | None = None,
         start_method: str | None = None,
+        spin: float = SPIN,
         **env_kwargs: Any,
     ):
         self.num_envs = check_num_envs(num_envs)
@@ -153,6 +195,8 @@ class ProcessBatchedEnv(VectorEnv):
             workers = min(default_workers(), self.num_envs)
         if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or not 1 <= workers <= num_envs:
             raise ValueError(f"workers must be an integer from 1 to num_envs ({num_envs}), got {workers!r}")
+        if isinstance(spin, bool) or not isinstance(spin, (int, float)) or not 0 <= spin <= 1:
+            raise ValueError(f"spin must be a number of seconds from 0 to 1, got {spin!r}")
         methods = multiprocessing.get_all_start_methods()
         if start_method is None:
             start_method = "forkserver" if "forkserver" in methods else "spawn"
@@ -162,7 +206,8 @@ class ProcessBatchedEnv(VectorEnv):
             if key in env_kwargs:
                 raise ValueError(f"{key!r} is not a keyword of ProcessBatchedEnv (its arrays are always new)")
         self.workers = int(workers)
-        if start_method != "fork":  # the keywords travel to the workers pickled: say which one cannot
+        self.spin = float(spin)
+        if start_method != "fork" and self.workers > 1:  # the keywords travel to workers pickled: say which cannot
             for key, value in env_kwargs.items():
                 try:
                     pickle.dumps(value)
@@ -200,7 +245,7 @@ class ProcessBatchedEnv(VectorEnv):
         self._truncations = np.zeros(n, dtype=bool)
         self._num_actions = actions
         self._slices = _slices(n, self.workers)
-        self._conns: list[Any] = []
+        self._conns: list[Any] = []  # worker w (share w, from 1) at index w - 1
         self._procs: list[Any] = []
         self._broken: str | None = None
         self._has_reset = False
@@ -208,17 +253,21 @@ class ProcessBatchedEnv(VectorEnv):
         #: per game that ended in the last step: (its last observation, its final info), as in ``infos``
         self.final_infos: dict[int, tuple[np.ndarray, dict]] = {}
         shared = (*raws, n, size, actions)
+        self._local: _Share | None = None
         try:
-            for lo, hi in self._slices:
+            for lo, hi in self._slices[1:]:
                 parent, child = ctx.Pipe()
                 proc = ctx.Process(
-                    target=_worker, args=(child, lo, hi, shared, game, env_kwargs), daemon=True, name=f"farmgames-{lo}"
+                    target=_worker,
+                    args=(child, lo, hi, shared, game, env_kwargs, self.spin),
+                    daemon=True,
+                    name=f"farmgames-{lo}",
                 )
                 proc.start()
                 child.close()
                 self._conns.append(parent)
                 self._procs.append(proc)
-            for w, conn in enumerate(self._conns):  # every worker built its games
+            for w, conn in enumerate(self._conns, start=1):  # every worker built its games
                 try:
                     status, payload = conn.recv()
                 except (EOFError, OSError) as exc:
@@ -230,6 +279,8 @@ class ProcessBatchedEnv(VectorEnv):
                         )
                 if status != "ok":
                     raise RuntimeError(f"a ProcessBatchedEnv worker failed to start:\nworker {w}: {payload}")
+            lo, hi = self._slices[0]
+            self._local = _Share(lo, hi, shared, game, env_kwargs)  # the parent's own share (after the forks)
         except BaseException:
             self._terminate()
             raise
@@ -239,13 +290,17 @@ class ProcessBatchedEnv(VectorEnv):
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict | None = None):
         seeds = reset_seeds(seed, self.num_envs)
         self._check_open()
-        self._exchange({w: ("reset", (seeds[lo:hi], options)) for w, (lo, hi) in enumerate(self._slices)})
+        lo, hi = self._slices[0]
+        self._exchange(
+            {w: ("reset", (seeds[a:b], options)) for w, (a, b) in enumerate(self._slices) if w},
+            local=lambda: self._own().reset(seeds[lo:hi], options),
+        )
         self._has_reset = True
         self.final_infos = {}
         return self._obs.copy(), {}
 
     def step(self, actions):
-        """One learner decision per game, every worker stepping its share at the same time."""
+        """One learner decision per game: every worker steps its share while the parent steps its own."""
         if not self._has_reset:
             raise RuntimeError("step() called before reset()")
         actions = check_actions(actions, self.num_envs)
@@ -253,8 +308,11 @@ class ProcessBatchedEnv(VectorEnv):
             raise ValueError(f"actions must fit in int64, got {int(actions.max())}")
         self._check_open()
         self._actions[:] = actions  # (values outside the action space take the single env's illegal-action path)
-        replies = self._exchange({w: ("step", None) for w in range(len(self._conns))})
-        finished = [item for reply in replies for item in reply]
+        finished: list[tuple[int, np.ndarray, dict]] = []
+        replies = self._exchange(
+            {w: ("step", None) for w in range(1, self.workers)}, local=lambda: finished.extend(self._own().step())
+        )
+        finished += [item for reply in replies for item in reply]
         infos: dict[str, Any] = {}
         self.final_infos = {}
         for i, final_obs, info in sorted(finished, key=lambda t: t[0]):
@@ -301,7 +359,8 @@ class ProcessBatchedEnv(VectorEnv):
 
     def map_envs(self, what: str, indices: Sequence[int], *args: Any) -> list:
         """``what`` (``get``, ``set``, ``call``, ``isinstance``, ``seed_action_space``) applied to the single
-        envs ``indices`` in their workers, with ``args`` (pickled); the results in the order of ``indices``."""
+        envs ``indices`` where they are (the parent's share here, the others in their workers, with ``args``
+        pickled); the results in the order of ``indices``."""
         if what not in _APPLY:
             raise ValueError(f"map_envs: what must be one of {sorted(_APPLY)}, got {what!r}")
         indices = [int(i) for i in indices]
@@ -309,18 +368,23 @@ class ProcessBatchedEnv(VectorEnv):
             if not 0 <= i < self.num_envs:
                 raise IndexError(f"env index {i} out of range 0..{self.num_envs - 1}")
         self._check_open()
-        messages = {}
-        for w, (lo, hi) in enumerate(self._slices):
-            mine = [i for i in indices if lo <= i < hi]
-            if mine:
-                messages[w] = ("apply", (what, mine, args))
+        shares = [[i for i in indices if lo <= i < hi] for lo, hi in self._slices]
+        messages = {w: ("apply", (what, mine, args)) for w, mine in enumerate(shares) if w and mine}
         results: dict[int, Any] = {}
-        for w, reply in zip(messages, self._exchange(messages, breaks=False), strict=True):
-            lo, hi = self._slices[w]
-            results.update(zip([i for i in indices if lo <= i < hi], reply, strict=True))
+        own: list = []
+        mine = self._own()
+        replies = self._exchange(messages, breaks=False, local=lambda: own.extend(mine.map_envs(what, shares[0], args)))
+        results.update(zip(shares[0], own, strict=True))
+        for w, reply in zip(messages, replies, strict=True):
+            results.update(zip(shares[w], reply, strict=True))
         return [results[i] for i in indices]
 
     # ------------------------------------------------------------------ internals
+
+    def _own(self) -> _Share:
+        """The parent's share (there from the end of ``__init__``)."""
+        assert self._local is not None
+        return self._local
 
     def _check_open(self) -> None:
         if self.closed:
@@ -328,31 +392,40 @@ class ProcessBatchedEnv(VectorEnv):
         if self._broken is not None:
             raise RuntimeError(f"a worker failed earlier; this env cannot step any more:\n{self._broken}")
 
-    def _exchange(self, messages: dict[int, tuple], breaks: bool = True) -> list:
-        """Send each worker its message, then take every reply in the workers' order (all of them before
-        raising, so no reply is left in a pipe). ``breaks``: a failure leaves the games in an unknown state (a
-        reset or step), so the env refuses to go on; a failed ``map_envs`` (say, a missing attribute) changed
-        nothing and only raises. A worker that is gone always breaks the env."""
+    def _exchange(self, messages: dict[int, tuple], breaks: bool = True, local: Any = None) -> list:
+        """Send each worker (by share number, from 1) its message, run ``local`` (the parent's share of the
+        work) meanwhile, then take every reply in the workers' order (all of them before raising, so no reply
+        is left in a pipe). ``breaks``: a failure leaves the games in an unknown state (a reset or step), so
+        the env refuses to go on; a failed ``map_envs`` (say, a missing attribute) changed nothing and only
+        raises. A worker that is gone always breaks the env. An error in ``local`` is reported as worker 0's
+        (share 0 is the parent's), chained to the original exception."""
         try:
-            return self._exchange_all(messages, breaks)
+            return self._exchange_all(messages, breaks, local)
         except KeyboardInterrupt:  # replies may be left in the pipes: this env cannot step any more
             self._broken = "interrupted (KeyboardInterrupt) while the workers were busy"
             raise
 
-    def _exchange_all(self, messages: dict[int, tuple], breaks: bool) -> list:
+    def _exchange_all(self, messages: dict[int, tuple], breaks: bool, local: Any) -> list:
         errors: dict[int, str] = {}
-        for w, message in messages.items():
+        for w, command in messages.items():
             try:
-                self._conns[w].send(message)
+                self._conns[w - 1].send(command)
             except OSError as exc:
                 errors[w] = f"ended unexpectedly ({exc!r})"
                 breaks = True
+        failed: BaseException | None = None
+        if local is not None:
+            try:
+                local()
+            except Exception as exc:  # reported below as a worker's, once every worker has replied
+                failed = exc
+                errors[0] = f"(the parent's share) {traceback.format_exc()}"
         replies = []
         for w in messages:
             if w in errors:
                 continue
             try:
-                status, payload = self._conns[w].recv()
+                status, payload = self._conns[w - 1].recv()
             except (EOFError, OSError) as exc:
                 errors[w] = f"ended unexpectedly ({exc!r})"
                 breaks = True
@@ -365,7 +438,7 @@ class ProcessBatchedEnv(VectorEnv):
             message = "\n".join(f"worker {w}: {errors[w]}" for w in sorted(errors))
             if breaks:
                 self._broken = message
-            raise RuntimeError(f"a ProcessBatchedEnv worker failed:\n{message}")
+            raise RuntimeError(f"a ProcessBatchedEnv worker failed:\n{message}") from failed
         return replies
 
     def _terminate(self) -> None:
@@ -377,3 +450,5 @@ class ProcessBatchedEnv(VectorEnv):
                 proc.terminate()
                 proc.join(timeout=5)
         self._conns, self._procs = [], []
+        if self._local is not None:
+            self._local.batch.close()

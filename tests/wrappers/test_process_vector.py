@@ -64,13 +64,18 @@ def test_slices_cover_every_game_once():
             assert max(sizes) - min(sizes) <= 1 and min(sizes) >= 1
 
 
-@pytest.mark.parametrize(("n", "workers", "opponents"), [(4, 2, "random"), (5, 2, "random"), (3, 3, "heuristic")])
-def test_the_same_games_as_the_in_process_batch(procs, n, workers, opponents):
+@pytest.mark.parametrize(
+    ("n", "workers", "opponents", "spin"),
+    [(4, 2, "random", 0.002), (5, 2, "random", 0.0), (3, 3, "heuristic", 0.002), (3, 1, "random", 0.002)],
+)
+def test_the_same_games_as_the_in_process_batch(procs, n, workers, opponents, spin):
     """Step for step (episodes ending and restarting included): observations, masks, rewards, terminations,
-    truncations, final observations and final infos."""
+    truncations, final observations and final infos; the parent steps the first share and ``workers - 1``
+    processes the others (``workers=1``: none), polling between commands or not (``spin``)."""
     kw = {**KW, "opponents": opponents}
     here = BatchedSingleAgentEnv(n, **kw)
-    there = procs(n, workers=workers, **kw)
+    there = procs(n, workers=workers, spin=spin, **kw)
+    assert len(there._procs) == workers - 1 and all(p.is_alive() for p in there._procs)
     assert there.single_observation_space == here.single_observation_space
     assert there.single_action_space == here.single_action_space
     a, b = here.reset(seed=11), there.reset(seed=11)
@@ -112,6 +117,9 @@ def test_bad_arguments_name_the_field(procs):
         ProcessBatchedEnv(0, **KW)
     with pytest.raises(ValueError, match="'copy' is not a keyword"):
         ProcessBatchedEnv(2, copy=False, **KW)
+    for spin in (-0.001, 2, "0.002", True):
+        with pytest.raises(ValueError, match=f"spin must be a number of seconds from 0 to 1, got {spin!r}"):
+            ProcessBatchedEnv(2, spin=spin, **KW)
     with pytest.raises(ValueError, match="start_method must be one of"):
         ProcessBatchedEnv(2, start_method="threads", **KW)
     with pytest.raises(ValueError, match="keyword 'resolver' .* cannot be sent to a worker"):
@@ -158,14 +166,34 @@ def test_attributes_and_calls_reach_the_games_in_their_workers(procs):
 
 
 def test_a_worker_that_dies_is_reported_and_the_env_stops(procs):
-    env = procs(4, workers=2, **KW)
+    env = procs(4, workers=3, **KW)
     env.reset(seed=0)
-    env._procs[1].kill()
+    env._procs[1].kill()  # worker 2: share 0 is the parent's
     env._procs[1].join()
-    with pytest.raises(RuntimeError, match="worker 1: ended unexpectedly"):
+    with pytest.raises(RuntimeError, match="worker 2: ended unexpectedly"):
         env.step(_choose(env.action_masks(), random.Random(0)))
     with pytest.raises(RuntimeError, match="failed earlier"):
         env.step(_choose(env.action_masks(), random.Random(0)))
+
+
+def test_an_error_in_the_parents_share_is_reported_and_the_env_stops(procs, monkeypatch):
+    """Share 0 is stepped by the parent: its error is reported as worker 0's, after the workers have replied
+    (nothing left in a pipe: the env still closes cleanly), and the env refuses further steps."""
+    env = procs(4, workers=2, **KW)
+    env.reset(seed=0)
+
+    def broken(actions):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(env._local.batch, "step", broken)
+    with pytest.raises(RuntimeError, match=r"worker 0: \(the parent's share\)(.|\n)*KeyError: 'boom'") as info:
+        env.step(_choose(env.action_masks(), random.Random(0)))
+    assert isinstance(info.value.__cause__, KeyError)
+    with pytest.raises(RuntimeError, match="failed earlier"):
+        env.step(_choose(env.action_masks(), random.Random(0)))
+    workers = list(env._procs)
+    env.close()
+    assert not any(p.is_alive() for p in workers)
 
 
 def test_close_ends_the_workers(procs):
@@ -255,13 +283,14 @@ def test_each_worker_settles_its_heap(monkeypatch, tmp_path):
         return frozen
 
     monkeypatch.setattr(process_vector, "settle_worker", spy)  # a forked worker inherits the patched module
-    env = ProcessBatchedEnv(4, workers=2, start_method="fork", **KW)
+    env = ProcessBatchedEnv(4, workers=3, start_method="fork", **KW)  # the parent and two workers
     try:
         obs, _ = env.reset(seed=3)
     finally:
         env.close()
     marks = sorted(tmp_path.glob("settled-*"))
     assert len(marks) == 2 and all(int(m.read_text()) > 0 for m in marks)
+    assert f"settled-{os.getpid()}" not in [m.name for m in marks]  # the parent's own heap is the caller's
     ref = BatchedSingleAgentEnv(4, **KW)
     np.testing.assert_array_equal(obs, ref.reset(seed=3)[0])
     ref.close()

@@ -102,7 +102,8 @@ MODES: dict[str, dict[str, Any]] = {
         "ppo_steps": 2048,
         "memory_steps": None,
         # (config role, env count: 1 or the config's n_envs, vector env: dummy, batched, batched-procs (the batch
-        # split over one worker process per core, training.vec_workers) or subproc (SB3's SubprocVecEnv))
+        # split over one process per core, the parent's included, training.vec_workers) or subproc (SB3's
+        # SubprocVecEnv))
         "ppo_runs": (
             ("main", 1, "dummy"),
             ("main", "config", "dummy"),

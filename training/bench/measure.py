@@ -432,8 +432,8 @@ def _timed_batched(kwargs: dict, n_envs: int, clock: dict):
 
 
 def _timed_procs(kwargs: dict, n_envs: int, clock: dict):
-    """The batched env split over worker processes (``training.vec_workers``: one per usable core, at most
-    ``n_envs``; forked, as ``farmgames train`` starts them) as an SB3 VecEnv, timed as ``_timed_batched``."""
+    """The batched env split over processes (``training.vec_workers``: one per usable core, the parent's included,
+    at most ``n_envs``; forked, as ``farmgames train`` starts them) as an SB3 VecEnv, timed as ``_timed_batched``."""
     from stable_baselines3.common.vec_env import VecMonitor
 
     from farmgames.training.train import _start_method

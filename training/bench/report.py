@@ -424,7 +424,8 @@ def to_markdown(report: dict) -> str:
         "the shipped config, torch with 1 thread, `n_steps` = steps / envs; env time is measured by a wrapper "
         "around each single-agent env (`dummy`: SB3's DummyVecEnv) or around the batched env's `step_wait`, "
         "`reset` and `action_masks` (`batched`: `farmgames.wrappers.vector.SB3BatchedVecEnv`; `batched-procs`: "
-        "the same over `farmgames.wrappers.process_vector.ProcessBatchedEnv`, one worker process per core; "
+        "the same over `farmgames.wrappers.process_vector.ProcessBatchedEnv`, one process per core, the parent's "
+        "included; "
         "`subproc`: SB3's SubprocVecEnv, its `step_async` to `step_wait`); opponent moves "
         "happen inside `step`, so bot opponents count as env time. The env-share targets take the lowest share "
         "among the runs of each config with its own env count (the training configs use the fastest vector env).",
