@@ -19,15 +19,18 @@ step is one short message to each worker and one reply (the finished games' fina
 pickled, the rest in the shared arrays). Worth it where a step is dear (bot opponents); for cheap steps the
 messages cost more than a second core gives (``farmgames bench`` measures both).
 
-Two things decide what a second core gives (docs/profiling.md, "Twenty-fourth pass"):
+What decides what a second core gives (docs/profiling.md, "Twenty-fourth pass") is waking up: on the machines
+measured, a step run right after its process slept cost 1.8x (after a 0.2 ms sleep) to 2.7x (1 ms) the same step on
+a busy core (caches and clock after the idle), and a worker sleeps between every two steps. So:
 
-* **The parent steps a share.** It waits for the step anyway; a parent that only sent messages left its core
-  idle, so W processes stepped the games on W - 1 busy cores.
+* **The parent steps a share itself**, on the core it was just busy on (the learner's forward pass), with no
+  message and no copy through a pipe for those games; it waits for the workers only after that.
 * **A worker polls for its next command for ``spin`` seconds before it sleeps** (default 2 ms, ``spin=0``: it
-  sleeps at once). On the machines measured, a step run right after its core slept was 1.8-2.7x dearer than
-  one on a busy core (caches and clock after the idle), and a learner's forward pass between two steps is
-  that long. Only the workers poll, at most ``spin`` after each command, and only ``workers - 1`` of them:
-  with ``workers`` at most the usable cores (the default) the parent keeps a core of its own.
+  sleeps at once). In a tight loop of cheap steps this made the step 1.2-1.37x cheaper; in a MaskablePPO rollout
+  (≈ 3 ms of the learner's own work between two steps, so the worker sleeps anyway) the difference was below the
+  noise. Only the ``workers - 1`` workers poll, at most ``spin`` after each command, on cores the parent does not
+  need with ``workers`` at most the usable cores (the default); on a machine shared with other work, ``spin=0``
+  gives the polling time back.
 
 Workers start with ``forkserver`` where it exists (else ``spawn``; ``start_method="fork"`` as ``farmgames train``
 uses), so a script that builds this env at import time needs the usual ``if __name__ == "__main__":`` guard.
