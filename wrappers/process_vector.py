@@ -29,8 +29,9 @@ a busy core (caches and clock after the idle), and a worker sleeps between every
   sleeps at once). In a tight loop of cheap steps this made the step 1.2-1.37x cheaper; in a MaskablePPO rollout
   (≈ 3 ms of the learner's own work between two steps, so the worker sleeps anyway) the difference was below the
   noise. Only the ``workers - 1`` workers poll, at most ``spin`` after each command, on cores the parent does not
-  need with ``workers`` at most the usable cores (the default); on a machine shared with other work, ``spin=0``
-  gives the polling time back.
+  need with ``workers`` at most the usable cores (the default). With more processes than cores polling workers
+  take the parent's core (3 processes on 2 cores: env share 32% polling, 22% not, 19% with 2 processes), so the
+  default is then 0; on a machine shared with other work, ``spin=0`` gives the polling time back.
 
 Workers start with ``forkserver`` where it exists (else ``spawn``; ``start_method="fork"`` as ``farmgames train``
 uses), so a script that builds this env at import time needs the usual ``if __name__ == "__main__":`` guard.
@@ -177,7 +178,8 @@ class ProcessBatchedEnv(VectorEnv):
     """``num_envs`` :class:`SingleAgentEnv` games (same keywords) in ``workers`` shares, each a
     :class:`BatchedSingleAgentEnv`: the parent steps share 0, a worker process each other share (see module
     doc). ``workers=1``: every game in the parent (no process). ``spin``: the seconds a worker polls for its
-    next command before it sleeps (0: at once)."""
+    next command before it sleeps (0: at once; default :data:`SPIN` when ``workers`` is at most the usable
+    cores, else 0)."""
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}
     copy = True  # (what the SB3 adapter reads: every array handed out is new)
@@ -190,7 +192,7 @@ class ProcessBatchedEnv(VectorEnv):
         *,
         workers: int | None = None,
         start_method: str | None = None,
-        spin: float = SPIN,
+        spin: float | None = None,
         **env_kwargs: Any,
     ):
         self.num_envs = check_num_envs(num_envs)
@@ -198,6 +200,8 @@ class ProcessBatchedEnv(VectorEnv):
             workers = min(default_workers(), self.num_envs)
         if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or not 1 <= workers <= num_envs:
             raise ValueError(f"workers must be an integer from 1 to num_envs ({num_envs}), got {workers!r}")
+        if spin is None:  # polling workers would take the parent's core when there are more processes than cores
+            spin = SPIN if workers <= default_workers() else 0.0
         if isinstance(spin, bool) or not isinstance(spin, (int, float)) or not 0 <= spin <= 1:
             raise ValueError(f"spin must be a number of seconds from 0 to 1, got {spin!r}")
         methods = multiprocessing.get_all_start_methods()

@@ -128,6 +128,17 @@ def test_bad_arguments_name_the_field(procs):
         ProcessBatchedEnv(2, **{**KW, "num_players": 9})
 
 
+def test_workers_poll_only_when_every_process_has_a_core(procs, monkeypatch):
+    """By default a worker polls (``SPIN``) only when the processes fit the usable cores; with more processes
+    than cores polling workers would take the parent's core, so they sleep at once. A given ``spin`` is kept."""
+    import farmgames.wrappers.process_vector as process_vector
+
+    monkeypatch.setattr(process_vector, "default_workers", lambda: 2)
+    assert procs(3, workers=2, **KW).spin == process_vector.SPIN > 0
+    assert procs(3, workers=3, **KW).spin == 0.0
+    assert procs(3, workers=3, spin=0.001, **KW).spin == 0.001
+
+
 def test_a_rejected_step_leaves_every_game_as_it_was(procs):
     here, there = BatchedSingleAgentEnv(3, **KW), procs(3, workers=2, **KW)
     with pytest.raises(RuntimeError, match="before reset"):
