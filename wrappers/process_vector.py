@@ -25,13 +25,14 @@ a busy core (caches and clock after the idle), and a worker sleeps between every
 
 * **The parent steps a share itself**, on the core it was just busy on (the learner's forward pass), with no
   message and no copy through a pipe for those games; it waits for the workers only after that.
-* **A worker polls for its next command for ``spin`` seconds before it sleeps** (default 2 ms, ``spin=0``: it
-  sleeps at once). In a tight loop of cheap steps this made the step 1.2-1.37x cheaper; in a MaskablePPO rollout
-  (≈ 3 ms of the learner's own work between two steps, so the worker sleeps anyway) the difference was below the
-  noise. Only the ``workers - 1`` workers poll, at most ``spin`` after each command, on cores the parent does not
-  need with ``workers`` at most the usable cores (the default). With more processes than cores polling workers
-  take the parent's core (3 processes on 2 cores: env share 32% polling, 22% not, 19% with 2 processes), so the
-  default is then 0; on a machine shared with other work, ``spin=0`` gives the polling time back.
+* **A worker polls for its next command for ``spin`` seconds before it sleeps** (default 2 ms when the
+  processes fit the usable cores, see below; ``spin=0``: it sleeps at once). In a tight loop of cheap steps this
+  made the step 1.2-1.37x cheaper; in a MaskablePPO rollout (≈ 3 ms of the learner's own work between two
+  steps, so the worker sleeps anyway) the difference was below the noise. Only the ``workers - 1`` workers
+  poll, at most ``spin`` after each command, on cores the parent does not need with ``workers`` at most the
+  usable cores (the default). With more processes than cores polling workers take the parent's core (3
+  processes on 2 cores: env share 32% polling, 22% not, 19% with 2 processes), so the default is then 0; on a
+  machine shared with other work, ``spin=0`` gives the polling time back.
 
 Workers start with ``forkserver`` where it exists (else ``spawn``; ``start_method="fork"`` as ``farmgames train``
 uses), so a script that builds this env at import time needs the usual ``if __name__ == "__main__":`` guard.
