@@ -19,20 +19,23 @@ step is one short message to each worker and one reply (the finished games' fina
 pickled, the rest in the shared arrays). Worth it where a step is dear (bot opponents); for cheap steps the
 messages cost more than a second core gives (``farmgames bench`` measures both).
 
-What decides what a second core gives (docs/profiling.md, "Twenty-fourth pass") is waking up: on the machines
-measured, a step run right after its process slept cost 1.8x (after a 0.2 ms sleep) to 2.7x (1 ms) the same step on
-a busy core (caches and clock after the idle), and a worker sleeps between every two steps. So:
+What decides what a second core gives (docs/profiling.md, "Twenty-fourth pass" and "Twenty-fifth pass") is the time
+between two steps: on the machines measured, a step run after a pause costs more than the same step run back to back,
+the more the longer the pause, whether the process slept or kept busy (4 games against random opponents: 28 µs a game
+step back to back; after a 0.2 / 1 / 3 ms busy wait 35 / 46 / 68 µs, after as long a sleep 44 / 61 / 90 µs). So:
 
 * **The parent steps a share itself**, on the core it was just busy on (the learner's forward pass), with no
   message and no copy through a pipe for those games; it waits for the workers only after that.
-* **A worker polls for its next command for ``spin`` seconds before it sleeps** (default 2 ms when the
-  processes fit the usable cores, see below; ``spin=0``: it sleeps at once). In a tight loop of cheap steps this
-  made the step 1.2-1.37x cheaper; in a MaskablePPO rollout (≈ 3 ms of the learner's own work between two
-  steps, so the worker sleeps anyway) the difference was below the noise. Only the ``workers - 1`` workers
-  poll, at most ``spin`` after each command, on cores the parent does not need with ``workers`` at most the
-  usable cores (the default). With more processes than cores polling workers take the parent's core (3
-  processes on 2 cores: env share 32% polling, 22% not, 19% with 2 processes), so the default is then 0; on a
-  machine shared with other work, ``spin=0`` gives the polling time back.
+* **A process polls for the next message for ``spin`` seconds before it sleeps** (default 2 ms when the
+  processes fit the usable cores, see below; ``spin=0``: it sleeps at once): a worker for its next command, the
+  parent for the workers' replies. Polling saves the sleep's share of the cost above, not the pause's: in a tight
+  loop of cheap steps it made the step 1.2-1.37x cheaper, and the parent's poll cut the time from the slower share's
+  end to the step's return from ≈ 0.13 to ≈ 0.09 ms; in a MaskablePPO rollout (≈ 3 ms of the learner's own work
+  between two steps) neither was visible in the env share, and a worker polling through the whole pause (50 ms)
+  stepped its share no faster. Only on cores the parent does not need with ``workers`` at most the usable cores
+  (the default): with more processes than cores polling workers take the parent's core (3 processes on 2 cores:
+  env share 32% polling, 22% not, 19% with 2 processes), so the default is then 0; on a machine shared with other
+  work, ``spin=0`` gives the polling time back.
 
 Workers start with ``forkserver`` where it exists (else ``spawn``; ``start_method="fork"`` as ``farmgames train``
 uses), so a script that builds this env at import time needs the usual ``if __name__ == "__main__":`` guard.
@@ -68,7 +71,7 @@ from .vector import _APPLY, BatchedSingleAgentEnv, check_actions, check_num_envs
 
 __all__ = ["ProcessBatchedEnv", "default_workers"]
 
-SPIN = 0.002  # seconds a worker polls for its next command before it sleeps (see the module doc)
+SPIN = 0.002  # seconds a process polls for its next message before it sleeps (see the module doc)
 
 
 def default_workers() -> int:
@@ -124,6 +127,17 @@ class _Share:
         return self.batch.map_envs(what, [i - self.lo for i in indices], *args)
 
 
+def _poll(conn: Any, spin: float) -> None:
+    """Poll ``conn`` for up to ``spin`` seconds, so that a message arriving meanwhile finds its reader awake (the
+    reader's ``recv`` then returns at once; after that it sleeps in ``recv`` as usual). ``poll`` is True at EOF
+    too, so a closed pipe ends the wait and ``recv`` reports it."""
+    if spin > 0:
+        clock = time.perf_counter
+        deadline = clock() + spin
+        while not conn.poll() and clock() < deadline:
+            pass
+
+
 def _worker(conn: Any, lo: int, hi: int, shared: tuple, game: str, env_kwargs: dict, spin: float) -> None:
     """A worker process: a :class:`_Share` of games ``lo..hi-1`` of the parent's batch; commands and the rare
     pickled results over ``conn``. Between commands it polls ``conn`` for ``spin`` seconds before it sleeps in
@@ -132,16 +146,12 @@ def _worker(conn: Any, lo: int, hi: int, shared: tuple, game: str, env_kwargs: d
     # closes the env), a worker killed mid-step would turn it into a worker failure
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     share = None
-    clock = time.perf_counter
     try:
         share = _Share(lo, hi, shared, game, env_kwargs)
         settle_worker()  # the collector off what the worker inherited or built (wrappers/heap.py)
         conn.send(("ok", None))
         while True:
-            if spin > 0:
-                deadline = clock() + spin
-                while not conn.poll() and clock() < deadline:  # (poll is True at EOF too: recv then ends)
-                    pass
+            _poll(conn, spin)
             try:
                 command, arg = conn.recv()
             except EOFError:  # the parent is gone
@@ -179,8 +189,8 @@ class ProcessBatchedEnv(VectorEnv):
     """``num_envs`` :class:`SingleAgentEnv` games (same keywords) in ``workers`` shares, each a
     :class:`BatchedSingleAgentEnv`: the parent steps share 0, a worker process each other share (see module
     doc). ``workers=1``: every game in the parent (no process). ``spin``: the seconds a worker polls for its
-    next command before it sleeps (0: at once; default :data:`SPIN` when ``workers`` is at most the usable
-    cores, else 0)."""
+    next command, and the parent for the workers' replies, before it sleeps (0: at once; default :data:`SPIN`
+    when ``workers`` is at most the usable cores, else 0)."""
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}
     copy = True  # (what the SB3 adapter reads: every array handed out is new)
@@ -432,8 +442,10 @@ class ProcessBatchedEnv(VectorEnv):
         for w in messages:
             if w in errors:
                 continue
+            conn = self._conns[w - 1]
             try:
-                status, payload = self._conns[w - 1].recv()
+                _poll(conn, self.spin)  # awake when the reply comes: the parent waits for it anyway
+                status, payload = conn.recv()
             except (EOFError, OSError) as exc:
                 errors[w] = f"ended unexpectedly ({exc!r})"
                 breaks = True

@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 
-from farmgames.wrappers.process_vector import ProcessBatchedEnv, _slices
+from farmgames.wrappers.process_vector import ProcessBatchedEnv, _poll, _slices
 from farmgames.wrappers.vector import BatchedSingleAgentEnv
 
 KW = {"game": "fields_of_green_v0", "num_players": 2, "opponents": "random"}
@@ -137,6 +137,53 @@ def test_workers_poll_only_when_every_process_has_a_core(procs, monkeypatch):
     assert procs(3, workers=2, **KW).spin == process_vector.SPIN > 0
     assert procs(3, workers=3, **KW).spin == 0.0
     assert procs(3, workers=3, spin=0.001, **KW).spin == 0.001
+
+
+def test_poll_waits_at_most_spin_for_a_message_and_never_past_one():
+    """``_poll``: a waiting message or a closed pipe ends it at once; with nothing to read it returns after
+    ``spin`` (the reader then sleeps in ``recv``); ``spin=0`` does not wait."""
+    import multiprocessing
+    import time
+
+    reader, writer = multiprocessing.Pipe(duplex=False)
+    start = time.perf_counter()
+    _poll(reader, 0.05)
+    assert time.perf_counter() - start >= 0.05
+    assert not reader.poll()
+    writer.send("step")
+    _poll(reader, 1.0)
+    assert reader.poll() and reader.recv() == "step"
+    start = time.perf_counter()
+    _poll(reader, 0)
+    writer.close()
+    _poll(reader, 1.0)  # EOF: poll is True, so the wait ends and recv reports it
+    assert time.perf_counter() - start < 0.9
+    with pytest.raises(EOFError):
+        reader.recv()
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="needs fork")
+def test_a_worker_that_dies_mid_step_ends_the_parents_poll(procs, monkeypatch):
+    """The parent polls for the workers' replies (``spin``): a worker that dies while stepping ends the wait
+    with its EOF, and is reported (forked, the worker runs the patched step: it exits inside it)."""
+    import time
+
+    import farmgames.wrappers.process_vector as process_vector
+
+    step = process_vector._Share.step
+
+    def dies_in_a_worker(self):
+        if self.lo:  # share 0 is the parent's
+            os._exit(3)
+        return step(self)
+
+    monkeypatch.setattr(process_vector._Share, "step", dies_in_a_worker)
+    env = procs(4, workers=2, spin=1.0, start_method="fork", **KW)
+    env.reset(seed=0)
+    start = time.perf_counter()
+    with pytest.raises(RuntimeError, match="worker 1: ended unexpectedly"):
+        env.step(_choose(env.action_masks(), random.Random(0)))
+    assert time.perf_counter() - start < 0.9  # the EOF, not the end of the poll, ended the wait
 
 
 def test_a_rejected_step_leaves_every_game_as_it_was(procs):
