@@ -21,8 +21,9 @@ messages cost more than a second core gives (``farmgames bench`` measures both).
 
 What decides what a second core gives (docs/profiling.md, "Twenty-fourth pass" and "Twenty-fifth pass") is the time
 between two steps: on the machines measured, a step run after a pause costs more than the same step run back to back,
-the more the longer the pause, whether the process slept or kept busy (4 games against random opponents: 28 µs a game
-step back to back; after a 0.2 / 1 / 3 ms busy wait 35 / 46 / 68 µs, after as long a sleep 44 / 61 / 90 µs). So:
+the more the longer the pause, whether the process slept or kept busy (4 games against random opponents, medians of
+three rounds: 28 µs a game step back to back; after a 0.2 / 1 / 3 ms busy wait 37 / 46 / 64 µs, after as long a
+sleep 42 / 63 / 99 µs). So:
 
 * **The parent steps a share itself**, on the core it was just busy on (the learner's forward pass), with no
   message and no copy through a pipe for those games; it waits for the workers only after that.
@@ -32,10 +33,10 @@ step back to back; after a 0.2 / 1 / 3 ms busy wait 35 / 46 / 68 µs, after as l
   loop of cheap steps it made the step 1.2-1.37x cheaper, and the parent's poll cut the time from the slower share's
   end to the step's return from ≈ 0.13 to ≈ 0.09 ms; in a MaskablePPO rollout (≈ 3 ms of the learner's own work
   between two steps) neither was visible in the env share, and a worker polling through the whole pause (50 ms)
-  stepped its share no faster. Only on cores the parent does not need with ``workers`` at most the usable cores
-  (the default): with more processes than cores polling workers take the parent's core (3 processes on 2 cores:
-  env share 32% polling, 22% not, 19% with 2 processes), so the default is then 0; on a machine shared with other
-  work, ``spin=0`` gives the polling time back.
+  stepped its share no faster. Polling is the default only with ``workers`` at most the usable cores: with more
+  processes than cores polling workers take the parent's core (3 processes on 2 cores: env share 32% polling,
+  22% not, 19% with 2 processes), so the default is then 0; on a machine shared with other work, ``spin=0``
+  gives the polling time back.
 
 Workers start with ``forkserver`` where it exists (else ``spawn``; ``start_method="fork"`` as ``farmgames train``
 uses), so a script that builds this env at import time needs the usual ``if __name__ == "__main__":`` guard.
