@@ -36,6 +36,7 @@ callers), and ``FARMGAMES_PURE_PYTHON=1`` runs the source.
 
 from __future__ import annotations
 
+import random
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -51,6 +52,7 @@ from ..actions import SPLITS
 from ..cards import PILES
 from ..farm import EMPTY, SILO, TOWER, Farm
 from ..game import ACTIONS_PER_GAME, INCOME, MARKET_BASE, MARKET_PER_FOOD, RESTORE_COST, TOWER_COST, TURNS, YEARS, Game
+from .anticipation import Anticipation, after_assumed_act, after_own_pick, hide_farm, restore_farm
 from .model import (
     OP_GAIN,
     OP_GAIN_EQUIPMENT,
@@ -188,8 +190,10 @@ def _farm_sig(f: Farm) -> tuple:
 # HeuristicBot's own attributes (its __getstate__ keeps seed, rng and w of them and rebuilds the rest)
 _BOT_STATE = frozenset(
     "seed rng w _model _stock _cache_w _noise _pw _ctxs _sids _next_sid _values _evals _farm_caches _cell_memo"
-    " _dec_layout _dec".split()
+    " _dec_layout _dec _anticipated".split()
 )
+# times _hypothetical_act fell back on an engine frame it did not expect (an anticipation made meanwhile is dropped)
+_FALLBACKS: list[int] = [0]
 
 
 def _clone_own(game, p: int):
@@ -240,6 +244,7 @@ class HeuristicBot(Bot):
         # everywhere after act has set it, and mypy would ask each read to test for None)
         self._model: Any = None
         self._stock = self._shortcuts_intact()
+        self._anticipated: Anticipation | None = None
         self._reset_caches()
 
     def _shortcuts_intact(self) -> bool:
@@ -286,6 +291,7 @@ class HeuristicBot(Bot):
         self.seed, self.rng, self.w = state["seed"], state["rng"], state["w"]
         self._stock = self._shortcuts_intact()
         self._model = None
+        self._anticipated = None
         self._reset_caches()
         if state["extra"]:
             self.__dict__.update(state["extra"])
@@ -299,6 +305,13 @@ class HeuristicBot(Bot):
     # ------------------------------------------------------------------ entry point
 
     def act(self, game) -> int:
+        ahead = self._anticipated
+        if ahead is not None:  # (any decision ends an anticipation: only the next one can use it)
+            self._anticipated = None
+            if ahead.applies_to(game, self.w, self.rng):
+                self.rng = ahead.rng  # (the generator that made the choice: its state is the one after it)
+                self._anticipated = ahead.next
+                return ahead.action
         legal = game.legal_actions()
         if not legal:
             raise ValueError("the game is over: there is no legal action")
@@ -313,6 +326,47 @@ class HeuristicBot(Bot):
         handler = getattr(self, "_decide_" + kind, None)
         choice: int | None = handler(game, legal) if handler else None
         return choice if choice is not None and choice in legal else legal[0]
+
+    def anticipate(self, game, seat: int) -> bool:
+        """Work out this bot's next pick, and the act that follows it, now, while ``seat`` (the other player of a
+        2-player game) chooses its act: on a clone after an assumed act, with ``seat``'s farm hidden (see
+        ``anticipation``). The next ``act`` calls return them if their inputs turn out the same, else decide afresh:
+        the same decisions either way. True if one was made. For a process with a spare core
+        (``wrappers/process_vector.py``); elsewhere it only costs time."""
+        self._anticipated = None
+        g = after_assumed_act(game, seat)
+        if g is None:
+            return False
+        original = self.rng
+        fallbacks = _FALLBACKS[0]
+        made: list[Anticipation] = []
+        try:
+            while g is not None:
+                before = original.getstate() if not made else made[-1].rng.getstate()
+                trial = random.Random()
+                trial.setstate(before)
+                self.rng = trial
+                farm = hide_farm(g, seat)
+                try:
+                    kind = g.decision_kind
+                    action = self.act(g)
+                finally:
+                    restore_farm(g, seat, farm)
+                made.append(Anticipation(g, seat, kind, self.w, before, trial, action))
+                g = after_own_pick(g, seat, action) if kind == "pick" else None
+        except Exception:  # noqa: BLE001 - a read of the hidden farm, or any other failure: no anticipation
+            made = []
+        finally:
+            self.rng = original
+        if not made or _FALLBACKS[0] != fallbacks:
+            # the memo tables may hold what a failed search half-built: start them afresh (they change no decision)
+            self._cell_memo.clear()
+            self._reset_caches()
+            return False
+        for first, second in zip(made, made[1:]):
+            first.next = second
+        self._anticipated = made[0]
+        return True
 
     # ------------------------------------------------------------------ memo tables
 
@@ -1248,7 +1302,7 @@ class HeuristicBot(Bot):
             if g.current_player == p and g.decision_kind == "act" and g.legal_actions():
                 return g
         except Exception:  # pragma: no cover - only if the engine's internals change
-            pass
+            _FALLBACKS[0] += 1
         return None
 
     def _receiver(self, game, p: int) -> int | None:
