@@ -83,6 +83,12 @@ class BotPolicy:
             )
         return int(self._bot.act(self._game))
 
+    def anticipate(self, seat: int) -> bool:
+        """Let the bot work out its next decision now, while ``seat`` decides, if it can (``HeuristicBot.anticipate``
+        of Fields of Green: the same decision as without, only earlier); True if it did."""
+        fn = getattr(self._bot, "anticipate", None)
+        return bool(self._game is not None and fn is not None and fn(self._game, seat))
+
     def __repr__(self) -> str:
         return f"BotPolicy({self.spec.name!r}, {self.name!r}, seed={self.seed})"
 

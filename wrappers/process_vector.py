@@ -38,6 +38,17 @@ sleep 42 / 63 / 99 µs). So:
   22% not, 19% with 2 processes), so the default is then 0; on a machine shared with other work, ``spin=0``
   gives the polling time back.
 
+* **A worker's bots anticipate while the learner thinks** (``anticipate=True``, the default): after each reply a
+  worker asks its games' opponents to work out their next decisions now (``SingleAgentEnv.anticipate``). The
+  Fields of Green heuristic bot, in a 2-player game whose learner is choosing its act, plays an assumed act on a
+  clone and makes its next pick and act there; the real ones reuse them when nothing they could read differs,
+  so the games are exactly those of ``BatchedSingleAgentEnv`` (envs/fields_of_green/bots/anticipation.py). The
+  worker stops between two games when the next command comes. It is work on the core the learner leaves idle:
+  in ``ppo_2p_vs_heuristic`` rollouts the env time fell ≈ 1.7× (docs/profiling.md, "Twenty-sixth pass"), and a
+  worker's share then costs less per game than the parent's, which cannot anticipate (its idle time is the
+  learner's): ``parent_envs`` sets how many games the parent steps (default: an equal share). Where torch uses
+  every core, ``anticipate=False`` leaves the learner its cores.
+
 Workers start with ``forkserver`` where it exists (else ``spawn``; ``start_method="fork"`` as ``farmgames train``
 uses), so a script that builds this env at import time needs the usual ``if __name__ == "__main__":`` guard.
 
@@ -83,10 +94,14 @@ def default_workers() -> int:
         return max(1, multiprocessing.cpu_count() or 1)
 
 
-def _slices(num_envs: int, workers: int) -> list[tuple[int, int]]:
-    """Contiguous ``[lo, hi)`` game ranges, as equal as possible (the first ones one game larger)."""
-    base, extra = divmod(num_envs, workers)
+def _slices(num_envs: int, workers: int, parent_envs: int | None = None) -> list[tuple[int, int]]:
+    """Contiguous ``[lo, hi)`` game ranges: the parent's first (``parent_envs`` games, or an equal share), then the
+    workers', as equal as possible (the first ones one game larger)."""
     out, lo = [], 0
+    if parent_envs is not None and workers > 1:
+        out.append((0, parent_envs))
+        lo, num_envs, workers = parent_envs, num_envs - parent_envs, workers - 1
+    base, extra = divmod(num_envs, workers)
     for w in range(workers):
         hi = lo + base + (w < extra)
         out.append((lo, hi))
@@ -128,6 +143,21 @@ class _Share:
         return self.batch.map_envs(what, [i - self.lo for i in indices], *args)
 
 
+def _check_split(num_envs: int, workers: int, parent_envs: Any, anticipate: Any) -> None:
+    """``parent_envs`` leaves every worker a game; ``anticipate`` is a bool (no coercion: "no" is not False)."""
+    if parent_envs is not None and (
+        isinstance(parent_envs, bool)
+        or not isinstance(parent_envs, (int, np.integer))
+        or not 1 <= parent_envs <= num_envs - (workers - 1)
+    ):
+        raise ValueError(
+            f"parent_envs must be an integer from 1 to num_envs - (workers - 1) ({num_envs - (workers - 1)}), "
+            f"got {parent_envs!r}"
+        )
+    if not isinstance(anticipate, (bool, np.bool_)):
+        raise ValueError(f"anticipate must be True or False, got {anticipate!r}")
+
+
 def _poll(conn: Any, spin: float) -> None:
     """Poll ``conn`` for up to ``spin`` seconds, so that a message arriving meanwhile finds its reader awake (the
     reader's ``recv`` then returns at once; after that it sleeps in ``recv`` as usual). ``poll`` is True at EOF
@@ -139,10 +169,13 @@ def _poll(conn: Any, spin: float) -> None:
             pass
 
 
-def _worker(conn: Any, lo: int, hi: int, shared: tuple, game: str, env_kwargs: dict, spin: float) -> None:
+def _worker(
+    conn: Any, lo: int, hi: int, shared: tuple, game: str, env_kwargs: dict, spin: float, anticipate: bool = False
+) -> None:
     """A worker process: a :class:`_Share` of games ``lo..hi-1`` of the parent's batch; commands and the rare
-    pickled results over ``conn``. Between commands it polls ``conn`` for ``spin`` seconds before it sleeps in
-    ``recv`` (module doc: a step right after the core slept costs more)."""
+    pickled results over ``conn``. After a step or reset it lets its games' bots anticipate (``anticipate``) until
+    the next command comes; then it polls ``conn`` for ``spin`` seconds before it sleeps in ``recv`` (module doc: a
+    step right after the core slept costs more)."""
     # Ctrl-C goes to the whole process group: only the parent handles it (training saves its model and
     # closes the env), a worker killed mid-step would turn it into a worker failure
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -175,6 +208,8 @@ def _worker(conn: Any, lo: int, hi: int, shared: tuple, game: str, env_kwargs: d
                 conn.send(("error", traceback.format_exc()))
                 continue
             conn.send(("ok", reply))
+            if anticipate and command in ("step", "reset"):
+                share.batch.anticipate(stop=conn.poll)  # (the same decisions: only earlier, while the learner thinks)
     except Exception:
         try:
             conn.send(("error", traceback.format_exc()))
@@ -188,10 +223,12 @@ def _worker(conn: Any, lo: int, hi: int, shared: tuple, game: str, env_kwargs: d
 
 class ProcessBatchedEnv(VectorEnv):
     """``num_envs`` :class:`SingleAgentEnv` games (same keywords) in ``workers`` shares, each a
-    :class:`BatchedSingleAgentEnv`: the parent steps share 0, a worker process each other share (see module
-    doc). ``workers=1``: every game in the parent (no process). ``spin``: the seconds a worker polls for its
-    next command, and the parent for the workers' replies, before it sleeps (0: at once; default :data:`SPIN`
-    when ``workers`` is at most the usable cores, else 0)."""
+    :class:`BatchedSingleAgentEnv`: the parent steps share 0 (``parent_envs`` games, default an equal share), a
+    worker process each other share (see module doc). ``workers=1``: every game in the parent (no process).
+    ``spin``: the seconds a worker polls for its next command, and the parent for the workers' replies, before it
+    sleeps (0: at once; default :data:`SPIN` when ``workers`` is at most the usable cores, else 0).
+    ``anticipate``: the workers let their games' bots work out their next decisions between steps (the same
+    decisions; module doc)."""
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}
     copy = True  # (what the SB3 adapter reads: every array handed out is new)
@@ -205,6 +242,8 @@ class ProcessBatchedEnv(VectorEnv):
         workers: int | None = None,
         start_method: str | None = None,
         spin: float | None = None,
+        parent_envs: int | None = None,
+        anticipate: bool = True,
         **env_kwargs: Any,
     ):
         self.num_envs = check_num_envs(num_envs)
@@ -216,6 +255,7 @@ class ProcessBatchedEnv(VectorEnv):
             spin = SPIN if workers <= default_workers() else 0.0
         if isinstance(spin, bool) or not isinstance(spin, (int, float)) or not 0 <= spin <= 1:
             raise ValueError(f"spin must be a number of seconds from 0 to 1, got {spin!r}")
+        _check_split(self.num_envs, int(workers), parent_envs, anticipate)
         methods = multiprocessing.get_all_start_methods()
         if start_method is None:
             start_method = "forkserver" if "forkserver" in methods else "spawn"
@@ -226,6 +266,7 @@ class ProcessBatchedEnv(VectorEnv):
                 raise ValueError(f"{key!r} is not a keyword of ProcessBatchedEnv (its arrays are always new)")
         self.workers = int(workers)
         self.spin = float(spin)
+        self.anticipate = bool(anticipate)
         if start_method != "fork" and self.workers > 1:  # the keywords travel to workers pickled: say which cannot
             for key, value in env_kwargs.items():
                 try:
@@ -263,7 +304,8 @@ class ProcessBatchedEnv(VectorEnv):
         self._terms = np.frombuffer(raws[4], dtype=bool)
         self._truncations = np.zeros(n, dtype=bool)
         self._num_actions = actions
-        self._slices = _slices(n, self.workers)
+        self._slices = _slices(n, self.workers, None if parent_envs is None else int(parent_envs))
+        self.parent_envs = self._slices[0][1]  # the games this process steps itself
         self._conns: list[Any] = []  # worker w (share w, from 1) at index w - 1
         self._procs: list[Any] = []
         self._broken: str | None = None
@@ -278,7 +320,7 @@ class ProcessBatchedEnv(VectorEnv):
                 parent, child = ctx.Pipe()
                 proc = ctx.Process(
                     target=_worker,
-                    args=(child, lo, hi, shared, game, env_kwargs, self.spin),
+                    args=(child, lo, hi, shared, game, env_kwargs, self.spin, self.anticipate),
                     daemon=True,
                     name=f"farmgames-{lo}",
                 )

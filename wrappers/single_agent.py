@@ -377,6 +377,20 @@ class SingleAgentEnv(gymnasium.Env):
         # a view, not a copy: the int8 0/1 mask is fresh per learner observation and never written again
         return self._mask().view(np.bool_)
 
+    def anticipate(self) -> bool:
+        """While the learner decides, let the opponents that can work out their next decision now (a bot's
+        ``anticipate``: the same decisions as without, only earlier, see ``fields_of_green/bots/anticipation.py``).
+        For a process with a spare core (``wrappers/process_vector.py``); in the learner's own process it only
+        moves time around. True if any did."""
+        if self._done or self.game.current_player != self.learner_seat:
+            return False
+        made = False
+        for policy in self.opponents.values():
+            fn = getattr(policy, "anticipate", None)
+            if fn is not None and fn(self.learner_seat):
+                made = True
+        return made
+
     def render(self):
         return self._aec.render()
 

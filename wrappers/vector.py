@@ -314,6 +314,16 @@ class BatchedSingleAgentEnv(VectorEnv):
         """The learner's legal actions in every game, ``(num_envs, num_actions)`` bool (sb3-contrib's name)."""
         return self._masks.copy() if self.copy else self._masks
 
+    def anticipate(self, stop: Any = None) -> int:
+        """Each game's :meth:`SingleAgentEnv.anticipate`, in order, until ``stop()`` (if given) is true; returns how
+        many games anticipated. The decisions stay those made without (a worker's use: ``process_vector``)."""
+        made = 0
+        for env in self.envs:
+            if stop is not None and stop():
+                break
+            made += env.anticipate()
+        return made
+
     def render(self):
         return tuple(env.render() for env in self.envs)
 

@@ -62,19 +62,34 @@ def test_slices_cover_every_game_once():
             assert all(a[1] == b[0] for a, b in zip(cuts, cuts[1:]))
             sizes = [hi - lo for lo, hi in cuts]
             assert max(sizes) - min(sizes) <= 1 and min(sizes) >= 1
+            for parent in range(1, n - w + 2) if w > 1 else ():
+                cuts = _slices(n, w, parent)  # the parent's share as asked, the workers' as equal as possible
+                assert cuts[0] == (0, parent) and len(cuts) == w and cuts[-1][1] == n
+                assert all(a[1] == b[0] for a, b in zip(cuts, cuts[1:]))
+                sizes = [hi - lo for lo, hi in cuts[1:]]
+                assert max(sizes) - min(sizes) <= 1 and min(sizes) >= 1
 
 
 @pytest.mark.parametrize(
-    ("n", "workers", "opponents", "spin"),
-    [(4, 2, "random", 0.002), (5, 2, "random", 0.0), (3, 3, "heuristic", 0.002), (3, 1, "random", 0.002)],
+    ("n", "workers", "opponents", "spin", "more"),
+    [
+        (4, 2, "random", 0.002, {}),
+        (5, 2, "random", 0.0, {}),
+        (3, 3, "heuristic", 0.002, {}),
+        (3, 1, "random", 0.002, {}),
+        (4, 2, "heuristic", 0.002, {"parent_envs": 1}),
+        (3, 2, "heuristic", 0.0, {"anticipate": False}),
+    ],
 )
-def test_the_same_games_as_the_in_process_batch(procs, n, workers, opponents, spin):
+def test_the_same_games_as_the_in_process_batch(procs, n, workers, opponents, spin, more):
     """Step for step (episodes ending and restarting included): observations, masks, rewards, terminations,
-    truncations, final observations and final infos; the parent steps the first share and ``workers - 1``
-    processes the others (``workers=1``: none), polling between commands or not (``spin``)."""
+    truncations, final observations and final infos; the parent steps the first share (``parent_envs`` games, or
+    an equal share) and ``workers - 1`` processes the others (``workers=1``: none), polling between commands or not
+    (``spin``), their heuristic bots anticipating while the parent is away (``anticipate``, the default) or not."""
     kw = {**KW, "opponents": opponents}
     here = BatchedSingleAgentEnv(n, **kw)
-    there = procs(n, workers=workers, spin=spin, **kw)
+    there = procs(n, workers=workers, spin=spin, **more, **kw)
+    assert there.parent_envs == more.get("parent_envs", there._slices[0][1])
     assert len(there._procs) == workers - 1 and all(p.is_alive() for p in there._procs)
     assert there.single_observation_space == here.single_observation_space
     assert there.single_action_space == here.single_action_space
@@ -120,6 +135,11 @@ def test_bad_arguments_name_the_field(procs):
     for spin in (-0.001, 2, "0.002", True):
         with pytest.raises(ValueError, match=f"spin must be a number of seconds from 0 to 1, got {spin!r}"):
             ProcessBatchedEnv(2, spin=spin, **KW)
+    for parent in (0, 2, True, "1", 1.0):
+        with pytest.raises(ValueError, match=f"parent_envs must be an integer from 1 to .* \\(1\\), got {parent!r}"):
+            ProcessBatchedEnv(2, workers=2, parent_envs=parent, **KW)
+    with pytest.raises(ValueError, match="anticipate must be True or False, got 'yes'"):
+        ProcessBatchedEnv(2, anticipate="yes", **KW)
     with pytest.raises(ValueError, match="start_method must be one of"):
         ProcessBatchedEnv(2, start_method="threads", **KW)
     with pytest.raises(ValueError, match="keyword 'resolver' .* cannot be sent to a worker"):
@@ -352,3 +372,34 @@ def test_each_worker_settles_its_heap(monkeypatch, tmp_path):
     ref = BatchedSingleAgentEnv(4, **KW)
     np.testing.assert_array_equal(obs, ref.reset(seed=3)[0])
     ref.close()
+
+
+def test_the_workers_bots_anticipate_between_steps(procs, monkeypatch, tmp_path):
+    """A worker lets its games' bots anticipate after each step (forked, it runs this spy), and not when told not to."""
+    from farmgames.wrappers import vector
+
+    anticipate = vector.BatchedSingleAgentEnv.anticipate
+
+    def spy(self, stop=None):
+        made = anticipate(self, stop)
+        with open(tmp_path / f"made-{os.getpid()}", "a") as log:
+            log.write(f"{made}\n")
+        return made
+
+    monkeypatch.setattr(vector.BatchedSingleAgentEnv, "anticipate", spy)
+    kw = {**KW, "opponents": "heuristic"}
+    for flag in (True, False):
+        env = procs(3, workers=2, parent_envs=1, start_method="fork", anticipate=flag, **kw)
+        env.reset(seed=5)
+        rng = random.Random(1)
+        for _ in range(30):
+            env.step(_choose(env.action_masks(), rng))
+        env.close()
+        logs = list(tmp_path.glob("made-*"))
+        if flag:
+            assert len(logs) == 1 and str(os.getpid()) not in logs[0].name  # the worker's, not the parent's
+            made = [int(x) for x in logs[0].read_text().split()]
+            assert len(made) >= 30 and sum(made) > 5
+            logs[0].unlink()
+        else:
+            assert logs == []
