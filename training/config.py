@@ -35,6 +35,8 @@ A config has five sections; every key is optional and falls back to the defaults
                                   # (all copies in one process as one batch: farmgames.wrappers.vector)
       vec_workers: 1              # batched only: > 1 splits the batch over that many processes (parent + workers)
                                   # (farmgames.wrappers.process_vector), for bot-bound steps on several cores
+      vec_parent_envs: null       # with vec_workers > 1: how many of the games this process steps (null: an
+                                  # equal share); the workers' bots anticipate while the learner thinks
       torch_threads: 1
       checkpoint_every: 100000
       progress_bar: true
@@ -120,6 +122,7 @@ class TrainingConfig:
     n_envs: int = 8
     vec_env: str = "dummy"
     vec_workers: int = 1
+    vec_parent_envs: int | None = None
     torch_threads: int = 1
     checkpoint_every: int = 100_000
     progress_bar: bool = True
@@ -410,6 +413,15 @@ def _check_training(t: TrainingConfig, bad: Callable[[str, str], Any]) -> None:
         bad("training.vec_workers", f"must be from 1 to training.n_envs ({t.n_envs}), got {t.vec_workers}")
     if t.vec_workers > 1 and t.vec_env != "batched":
         bad("training.vec_workers", f"splits the batched env: needs training.vec_env: batched, got {t.vec_env!r}")
+    if t.vec_parent_envs is not None:
+        if t.vec_workers < 2:
+            bad("training.vec_parent_envs", f"needs training.vec_workers of 2 or more, got {t.vec_workers}")
+        elif not 1 <= t.vec_parent_envs <= t.n_envs - (t.vec_workers - 1):
+            bad(
+                "training.vec_parent_envs",
+                f"must be from 1 to training.n_envs - (training.vec_workers - 1) ({t.n_envs - (t.vec_workers - 1)}), "
+                f"got {t.vec_parent_envs}",
+            )
     if t.torch_threads < 1:
         bad("training.torch_threads", f"must be at least 1, got {t.torch_threads}")
     if t.checkpoint_every < 1:

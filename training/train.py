@@ -169,21 +169,24 @@ class _EnvFactory:
         return env
 
 
-def make_batched_vec_env(kwargs: dict, n_envs: int, seed: int, workers: int = 1):
+def make_batched_vec_env(kwargs: dict, n_envs: int, seed: int, workers: int = 1, parent_envs: int | None = None):
     """``training.vec_env: batched``: the ``n_envs`` games as one in-process batch behind SB3's VecEnv
     (:func:`farmgames.wrappers.vector.SB3BatchedVecEnv`), seeded as ``make_vec_env`` seeds a DummyVecEnv
     (game ``i`` gets ``seed + i``, each action space too). Its episode-end infos carry what SB3's Monitor
     adds (``episode``) and ``terminal_observation``, so the logs and the callbacks read the same as with
     ``dummy`` (tests/training/test_batched_training.py trains both on the same seed). ``workers > 1``
     (``training.vec_workers``): the same games split over that many processes, this one and ``workers - 1``
-    workers (:class:`farmgames.wrappers.process_vector.ProcessBatchedEnv`, forked like ``subproc``'s workers)."""
+    workers (:class:`farmgames.wrappers.process_vector.ProcessBatchedEnv`, forked like ``subproc``'s workers), this
+    one stepping ``parent_envs`` of the games (``training.vec_parent_envs``; None: an equal share)."""
     from farmgames.wrappers.vector import BatchedSingleAgentEnv, SB3BatchedVecEnv
 
     batched: Any
     if workers > 1:
         from farmgames.wrappers.process_vector import ProcessBatchedEnv
 
-        batched = ProcessBatchedEnv(n_envs, workers=workers, start_method=_start_method(), **kwargs)
+        batched = ProcessBatchedEnv(
+            n_envs, workers=workers, start_method=_start_method(), parent_envs=parent_envs, **kwargs
+        )
     else:
         batched = BatchedSingleAgentEnv(n_envs, **kwargs)
     for rank in range(n_envs):
@@ -495,7 +498,9 @@ def train(config: Config, trust: bool = False) -> dict:
     workers = t.vec_workers if t.vec_env == "batched" and config.total_steps > 0 else 1
     kwargs = env_kwargs(config, out_dir, torch_threads=1 if subproc or workers > 1 else t.torch_threads, trust=trust)
     if t.vec_env == "batched":
-        vec_env = make_batched_vec_env(kwargs, t.n_envs, config.seed, workers)
+        vec_env = make_batched_vec_env(
+            kwargs, t.n_envs, config.seed, workers, t.vec_parent_envs if workers > 1 else None
+        )
     else:
         vec_env = make_vec_env(
             _EnvFactory(kwargs, worker=subproc),
@@ -563,6 +568,7 @@ def train(config: Config, trust: bool = False) -> dict:
         "n_envs": t.n_envs,
         "vec_env": t.vec_env,
         "vec_workers": t.vec_workers,
+        "vec_parent_envs": t.vec_parent_envs,
         "torch_threads": t.torch_threads,
         "eval_opponents": base if isinstance(base, list) else [base],
         "interrupted": interrupted,

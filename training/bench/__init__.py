@@ -259,6 +259,8 @@ def _ppo_row(
         "seed": settings["seed"],
         "torch_threads": 1,
         "n_envs": n_envs,
+        # the config's own split of the batch (batched-procs rows with the config's env count only)
+        "vec_parent_envs": None if isinstance(envs, int) else settings["training"].get("vec_parent_envs"),
         "steps": mode["ppo_steps"] if isinstance(envs, int) else settings["ppo"]["n_steps"] * n_envs,
     }
     if mode_name == "smoke":

@@ -431,17 +431,25 @@ def _timed_batched(kwargs: dict, n_envs: int, clock: dict):
     return VecMonitor(_timed_vec(SB3BatchedVecEnv(n_envs, **kwargs), n_envs, clock))
 
 
-def _timed_procs(kwargs: dict, n_envs: int, clock: dict):
+def _timed_procs(kwargs: dict, n_envs: int, clock: dict, parent_envs: int | None = None):
     """The batched env split over processes (``training.vec_workers``: one per usable core, the parent's included,
-    at most ``n_envs``; forked, as ``farmgames train`` starts them) as an SB3 VecEnv, timed as ``_timed_batched``."""
+    at most ``n_envs``; forked, as ``farmgames train`` starts them; the parent stepping ``parent_envs`` games, the
+    config's ``training.vec_parent_envs``) as an SB3 VecEnv, timed as ``_timed_batched``."""
     from stable_baselines3.common.vec_env import VecMonitor
 
     from farmgames.training.train import _start_method
     from farmgames.wrappers.process_vector import ProcessBatchedEnv, default_workers
     from farmgames.wrappers.vector import SB3BatchedVecEnv
 
-    batched = ProcessBatchedEnv(n_envs, workers=min(default_workers(), n_envs), start_method=_start_method(), **kwargs)
+    workers = min(default_workers(), n_envs)
+    if parent_envs is not None and not 1 <= parent_envs <= n_envs - (workers - 1):  # (a config for more cores)
+        parent_envs = None
+    parent_envs = parent_envs if workers > 1 else None
+    batched = ProcessBatchedEnv(
+        n_envs, workers=workers, start_method=_start_method(), parent_envs=parent_envs, **kwargs
+    )
     clock["vec_workers"] = batched.workers
+    clock["vec_parent_envs"] = batched.parent_envs
     return VecMonitor(_timed_vec(SB3BatchedVecEnv(batched), n_envs, clock))
 
 
@@ -530,7 +538,7 @@ def ppo_child(arg: str) -> None:
     if spec.get("vec_env") == "batched":
         venv = _timed_batched(kwargs, n_envs, clock)
     elif spec.get("vec_env") == "batched-procs":
-        venv = _timed_procs(kwargs, n_envs, clock)
+        venv = _timed_procs(kwargs, n_envs, clock, spec.get("vec_parent_envs"))
     elif spec.get("vec_env") == "subproc":
         venv = _timed_subproc(kwargs, n_envs, clock)  # (the Monitors are in the workers)
     else:
@@ -562,6 +570,7 @@ def ppo_child(arg: str) -> None:
     )
     model.set_logger(Logger(folder=None, output_formats=[]))  # SB3's default makes a /tmp/SB3-<time> folder a run
     workers = clock.pop("vec_workers", 1)
+    parent_envs = clock.pop("vec_parent_envs", None)
     for key in clock:
         clock[key] = 0
     from contextlib import nullcontext
@@ -579,6 +588,7 @@ def ppo_child(arg: str) -> None:
                 "n_envs": n_envs,
                 "vec_env": spec.get("vec_env", "dummy"),
                 "vec_workers": workers,
+                "vec_parent_envs": parent_envs,
                 "n_steps": n_steps,
                 "learner_steps": clock["steps"],
                 "wall_s": wall,

@@ -150,7 +150,9 @@ def _ratio_targets(rows: dict, pre: str, out: list) -> None:
 
 def _run_name(p: dict) -> str:
     workers = p.get("vec_workers", 1)
-    procs = f" ({workers} workers)" if p.get("vec_env") == "batched-procs" else ""
+    parent = p.get("vec_parent_envs")
+    split = f", {parent} in the parent" if parent is not None else ""
+    procs = f" ({workers} workers{split})" if p.get("vec_env") == "batched-procs" else ""
     return f"{p.get('n_envs', '?')} env{'s' if p.get('n_envs') != 1 else ''}, {p.get('vec_env', 'dummy')}{procs}"
 
 
