@@ -36,7 +36,8 @@ A config has five sections; every key is optional and falls back to the defaults
       vec_workers: 1              # batched only: > 1 splits the batch over that many processes (parent + workers)
                                   # (farmgames.wrappers.process_vector), for bot-bound steps on several cores
       vec_parent_envs: null       # with vec_workers > 1: how many of the games this process steps (null: an
-                                  # equal share); the workers' bots anticipate while the learner thinks
+                                  # equal share; not read with vec_workers 1); the workers' bots anticipate
+                                  # while the learner thinks
       torch_threads: 1
       checkpoint_every: 100000
       progress_bar: true
@@ -413,10 +414,8 @@ def _check_training(t: TrainingConfig, bad: Callable[[str, str], Any]) -> None:
         bad("training.vec_workers", f"must be from 1 to training.n_envs ({t.n_envs}), got {t.vec_workers}")
     if t.vec_workers > 1 and t.vec_env != "batched":
         bad("training.vec_workers", f"splits the batched env: needs training.vec_env: batched, got {t.vec_env!r}")
-    if t.vec_parent_envs is not None:
-        if t.vec_workers < 2:
-            bad("training.vec_parent_envs", f"needs training.vec_workers of 2 or more, got {t.vec_workers}")
-        elif not 1 <= t.vec_parent_envs <= t.n_envs - (t.vec_workers - 1):
+    if t.vec_parent_envs is not None and t.vec_workers > 1:  # (no split, vec_workers 1: the process steps all)
+        if not 1 <= t.vec_parent_envs <= t.n_envs - (t.vec_workers - 1):
             bad(
                 "training.vec_parent_envs",
                 f"must be from 1 to training.n_envs - (training.vec_workers - 1) ({t.n_envs - (t.vec_workers - 1)}), "

@@ -71,6 +71,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--vec-workers", type=int, default=None, help="override training.vec_workers (processes stepping batched)"
     )
+    parser.add_argument(
+        "--vec-parent-envs",
+        type=int,
+        default=None,
+        help="override training.vec_parent_envs (the games this process steps when vec_workers > 1)",
+    )
     parser.add_argument("--torch-threads", type=int, default=None, help="override training.torch_threads")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -89,6 +95,7 @@ def run(args) -> int:
         "training.n_envs": args.n_envs,
         "training.vec_env": args.vec_env,
         "training.vec_workers": args.vec_workers,
+        "training.vec_parent_envs": args.vec_parent_envs,
         "training.torch_threads": args.torch_threads,
     }
     if args.no_progress:

@@ -81,6 +81,22 @@ def test_vec_workers_is_checked():
         load_config(SMOKE, {"training.vec_env": "batched", "training.vec_workers": 0})
 
 
+def test_vec_parent_envs_is_checked():
+    base = {"training.vec_env": "batched", "training.n_envs": 4, "training.vec_workers": 2}
+    assert load_config(SMOKE, {**base, "training.vec_parent_envs": 3}).training.vec_parent_envs == 3
+    assert load_config(SMOKE, base).training.vec_parent_envs is None  # an equal share
+    with pytest.raises(ConfigError, match=r"training\.vec_parent_envs.*from 1 to .* \(3\), got 4"):
+        load_config(SMOKE, {**base, "training.vec_parent_envs": 4})
+    with pytest.raises(ConfigError, match=r"training\.vec_parent_envs.*from 1 to .* \(3\), got 0"):
+        load_config(SMOKE, {**base, "training.vec_parent_envs": 0})
+    # not read without a split (e.g. --vec-workers 1 with a config that sets it)
+    assert (
+        load_config(SMOKE, {**base, "training.vec_workers": 1, "training.vec_parent_envs": 9}).training.vec_workers == 1
+    )
+    with pytest.raises(ConfigError, match=r"training\.vec_parent_envs.*must be an integer or null, got 'two'"):
+        load_config(SMOKE, {**base, "training.vec_parent_envs": "two"})
+
+
 def test_batched_training_logs_the_same_episodes_as_dummy(runs):
     import json
 
