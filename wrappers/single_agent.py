@@ -378,16 +378,15 @@ class SingleAgentEnv(gymnasium.Env):
         return self._mask().view(np.bool_)
 
     def anticipate(self) -> bool:
-        """While the learner decides, let the opponents that can work out their next decision now (a bot's
-        ``anticipate``: the same decisions as without, only earlier, see ``fields_of_green/bots/anticipation.py``).
-        For a process with a spare core (``wrappers/process_vector.py``); in the learner's own process it only
-        moves time around. True if any did."""
+        """While the learner decides, let the bot opponents that can work out their next decision now
+        (``BotPolicy.anticipate``: the same decisions as without, only earlier, see
+        ``fields_of_green/bots/anticipation.py``; other policies are left alone). For a process with a spare core
+        (``wrappers/process_vector.py``); in the learner's own process it only moves time around. True if any did."""
         if self._done or self.game.current_player != self.learner_seat:
             return False
         made = False
         for policy in self.opponents.values():
-            fn = getattr(policy, "anticipate", None)
-            if fn is not None and fn(self.learner_seat):
+            if isinstance(policy, BotPolicy) and policy.anticipate(self.learner_seat):
                 made = True
         return made
 

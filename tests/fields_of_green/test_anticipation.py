@@ -117,7 +117,10 @@ def _anticipated(seed: int = 4) -> tuple[Game, HeuristicBot, int]:
     bot, other = HeuristicBot(seed=1), RandomBot(seed=2)
     while not (game.current_player == 0 and game.decision_kind == "act" and game.turn >= 2):
         game.apply((other if game.current_player == 0 else bot).act(game))
+    game.legal_mask_bytes()  # (as the env leaves it: the mask kept, no list)
+    state, cache = game.to_json(), game._legal_now
     assert bot.anticipate(game, 0)
+    assert game.to_json() == state and game._legal_now is cache  # the game is left exactly as it was
     return game, bot, 0
 
 

@@ -58,11 +58,10 @@ def after_assumed_act(game: Game, seat: int) -> Game | None:
     the next decision is then the other seat's pick; else None."""
     if game.num_players != 2 or game.current_player != seat or game.decision_kind != "act":
         return None
-    legal = game.legal_actions()
-    decode = game.layout.decode
-    action = next((a for a in legal if decode(a)[0] == ASSUMED_ACT), legal[0])
-    g = game.clone()
-    g.apply(action)
+    g = game.clone()  # (first: the game itself is left exactly as it was, its caches included)
+    legal = g.legal_actions()
+    decode = g.layout.decode
+    g.apply(next((a for a in legal if decode(a)[0] == ASSUMED_ACT), legal[0]))
     if g.current_player != 1 - seat or g.decision_kind != "pick":
         return None
     return g
