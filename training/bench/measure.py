@@ -442,9 +442,8 @@ def _timed_procs(kwargs: dict, n_envs: int, clock: dict, parent_envs: int | None
     from farmgames.wrappers.vector import SB3BatchedVecEnv
 
     workers = min(default_workers(), n_envs)
-    if parent_envs is not None and not 1 <= parent_envs <= n_envs - (workers - 1):  # (a config for more cores)
-        parent_envs = None
-    parent_envs = parent_envs if workers > 1 else None
+    if workers == 1 or (parent_envs is not None and not 1 <= parent_envs <= n_envs - (workers - 1)):
+        parent_envs = None  # (no split here, or a config written for more cores: an equal share)
     batched = ProcessBatchedEnv(
         n_envs, workers=workers, start_method=_start_method(), parent_envs=parent_envs, **kwargs
     )

@@ -53,6 +53,12 @@ _FARM_COMPARED: tuple[str, ...] = tuple(a for a in _FARM_ATTRS if a not in FARM_
 ASSUMED_ACT = "market"  # the other seat's act assumed: a sale changes only its farm and the discard pile
 
 
+def _then(g: Game, action: int, player: int, kind: str) -> Game | None:
+    """``g`` (a clone) after ``action``, if ``player``'s ``kind`` decision comes next; else None."""
+    g.apply(action)
+    return g if g.current_player == player and g.decision_kind == kind else None
+
+
 def after_assumed_act(game: Game, seat: int) -> Game | None:
     """A clone of ``game`` after ``seat``'s assumed act, if ``seat`` is choosing its act in a 2-player game and
     the next decision is then the other seat's pick; else None."""
@@ -61,19 +67,12 @@ def after_assumed_act(game: Game, seat: int) -> Game | None:
     g = game.clone()  # (first: the game itself is left exactly as it was, its caches included)
     legal = g.legal_actions()
     decode = g.layout.decode
-    g.apply(next((a for a in legal if decode(a)[0] == ASSUMED_ACT), legal[0]))
-    if g.current_player != 1 - seat or g.decision_kind != "pick":
-        return None
-    return g
+    return _then(g, next((a for a in legal if decode(a)[0] == ASSUMED_ACT), legal[0]), 1 - seat, "pick")
 
 
 def after_own_pick(game: Game, seat: int, action: int) -> Game | None:
     """A clone of ``game`` (the other seat's pick to make) after pick ``action``, if that seat's act comes next."""
-    g = game.clone()
-    g.apply(action)
-    if g.current_player != 1 - seat or g.decision_kind != "act":
-        return None
-    return g
+    return _then(game.clone(), action, 1 - seat, "act")
 
 
 _game_parts = operator.attrgetter(*_COMPARED)
